@@ -1,0 +1,185 @@
+"""Privileged agents that read the golden trajectory: the oracle and fault injection.
+
+The oracle replays the golden trajectory (the upper bound, and a task's proof of
+solvability). The fault-injection agent perturbs it with seeded, configurable rates —
+skip a write, a wrong value in a write, an extra write, stop early — so every metric
+and failure signature can be exercised offline and reproducibly: its random stream is
+seeded by (campaign seed, task id, trial), never by time or hash seed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import Field
+
+from statebox._model import Model
+from statebox.agents._protocol import Agent, TrialContext
+from statebox.episode import Action, CallTool, End, Observation, ToolInfo
+from statebox.tasks import GoldenCall
+from statebox.tools import ToolCall
+
+__all__ = ["FaultInjectionFactory", "FaultRates", "OracleFactory"]
+
+_FINAL = "All done: your request has been handled."
+
+
+def _config_id(name: str, config: Mapping[str, Any]) -> str:
+    if not config:
+        return name
+    digest = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:8]
+    return f"{name}-{digest}"
+
+
+class _Replay:
+    """Plays a fixed list of calls, then ends."""
+
+    def __init__(self, name: str, config: dict[str, Any], plan: list[GoldenCall | None]) -> None:
+        self.name = name
+        self._config = config
+        self._plan = plan  # None = end here
+        self._i = 0
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self._config
+
+    async def act(self, obs: Observation) -> Action:
+        if self._i >= len(self._plan) or self._plan[self._i] is None:
+            return End(text=_FINAL)
+        call = self._plan[self._i]
+        assert call is not None  # narrowed above
+        self._i += 1
+        return CallTool(call=ToolCall(tool=call.tool, args=call.args, id=f"call_{self._i}"))
+
+
+class OracleFactory:
+    """Makes oracle agents: replay the golden trajectory, then end."""
+
+    name = "oracle"
+
+    @property
+    def agent_id(self) -> str:
+        """``oracle``."""
+        return "oracle"
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """Empty: the oracle has no settings."""
+        return {}
+
+    def __call__(self, ctx: TrialContext) -> Agent:
+        """An oracle for one trial."""
+        return _Replay(self.name, {}, list(ctx.task.golden))
+
+
+class FaultRates(Model):
+    """Fault probabilities of the fault-injection agent (each in [0, 1])."""
+
+    skip_write: float = Field(0.08, ge=0, le=1)
+    """Per golden write: leave it out."""
+    wrong_value: float = Field(0.08, ge=0, le=1)
+    """Per golden write: change one argument to another valid-looking value."""
+    extra_write: float = Field(0.05, ge=0, le=1)
+    """Per golden write: add a second, perturbed copy of it after it."""
+    stop_early: float = Field(0.03, ge=0, le=1)
+    """Per step: end the episode here."""
+
+
+def _perturb(call: GoldenCall, schema: Mapping[str, Any], rng: random.Random) -> GoldenCall:
+    """The call with one argument changed; prefers enums, numbers and booleans over ids."""
+    props: Mapping[str, Any] = schema.get("properties", {})
+    names = sorted(call.args)
+    if not names:
+        return call
+
+    def rank(n: str) -> int:
+        p = props.get(n, {})
+        if "enum" in p or p.get("type") in ("integer", "number", "boolean"):
+            return 0
+        return 2 if n.endswith("id") else 1
+
+    best = min(rank(n) for n in names)
+    name = rng.choice([n for n in names if rank(n) == best])
+    value, prop = call.args[name], props.get(name, {})
+    new: Any
+    if "enum" in prop and len(prop["enum"]) > 1:
+        new = rng.choice([v for v in prop["enum"] if v != value])
+    elif isinstance(value, bool):
+        new = not value
+    elif isinstance(value, int | float):
+        new = round(value * rng.choice([0.5, 1.5, 2.0]) + 1, 2)
+        new = int(new) if isinstance(value, int) else new
+    elif isinstance(value, str):
+        new = value + "X"
+    else:
+        new = None
+    return GoldenCall(tool=call.tool, args={**call.args, name: new})
+
+
+class _FaultAgent(_Replay):
+    """Builds its perturbed plan at the start observation (it needs the tool schemas)."""
+
+    def __init__(self, config: dict[str, Any], ctx: TrialContext, rates: FaultRates) -> None:
+        super().__init__("fault", config, [])
+        self._ctx = ctx
+        self._rates = rates
+        self._planned = False
+
+    def _make_plan(self, tools: tuple[ToolInfo, ...]) -> list[GoldenCall | None]:
+        schemas = {t.name: t.input_schema for t in tools}
+        seed = f"{self._ctx.seed}|{self._ctx.task.id}|{self._ctx.trial}"
+        rng = random.Random(seed)
+        r = self._rates
+        plan: list[GoldenCall | None] = []
+        for call in self._ctx.task.golden:
+            if rng.random() < r.stop_early:
+                plan.append(None)
+                return plan
+            if call.tool not in self._ctx.mutating_tools:
+                plan.append(call)
+                continue
+            if rng.random() < r.skip_write:
+                continue
+            schema = schemas.get(call.tool, {})
+            plan.append(_perturb(call, schema, rng) if rng.random() < r.wrong_value else call)
+            if rng.random() < r.extra_write:
+                plan.append(_perturb(call, schema, rng))
+        return plan
+
+    async def act(self, obs: Observation) -> Action:
+        if not self._planned:
+            self._plan = self._make_plan(obs.tools)
+            self._planned = True
+        return await super().act(obs)
+
+
+class FaultInjectionFactory:
+    """Makes fault-injection agents with the given rates.
+
+    Args:
+        rates: Fault probabilities.
+    """
+
+    name = "fault"
+
+    def __init__(self, rates: FaultRates | None = None) -> None:
+        self.rates = rates or FaultRates()
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The rates."""
+        return self.rates.model_dump()
+
+    @property
+    def agent_id(self) -> str:
+        """``fault`` plus a hash of the rates, e.g. ``fault-1a2b3c4d``."""
+        return _config_id(self.name, self.config)
+
+    def __call__(self, ctx: TrialContext) -> Agent:
+        """A fault-injection agent for one trial (its faults seeded by the trial)."""
+        return _FaultAgent(self.config, ctx, self.rates)

@@ -1,0 +1,91 @@
+"""``statebox show``: one trial's checks, transcript and effect diff."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.table import Table
+
+from statebox.records import TrialRecord
+
+__all__ = ["print_trial"]
+
+
+def _short(value: object, limit: int = 160) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def print_trial(record: TrialRecord, console: Console) -> None:
+    """Print a trial record for a person."""
+    console.print(
+        f"[bold]{record.trial_id}[/bold]  status: {record.status.value}  "
+        f"termination: {record.termination.value}  domain: {record.domain}  "
+        f"family: {record.family}"
+    )
+    if record.error:
+        console.print(f"[red]system error:[/red] {record.error}")
+    v = record.verdict
+    if v is not None:
+        console.print(
+            f"signature: {v.signature.value if v.signature else '—'}; flags: "
+            f"clean_termination={v.flags.clean_termination}, "
+            f"called_mutating_tool={v.flags.called_mutating_tool}, "
+            f"last_tool_ok={v.flags.last_tool_ok}, "
+            f"tool_grader_fooled={v.tool_grader_fooled}"
+        )
+        checks = Table(title="checks")
+        checks.add_column("check")
+        checks.add_column("result")
+        checks.add_column("detail")
+        for c in v.checks:
+            result = "error" if c.error else ("pass" if c.passed else "FAIL")
+            checks.add_row(c.name, result, c.detail)
+        console.print(checks)
+    console.rule("transcript")
+    for e in record.transcript:
+        if e.kind == "tool_call" and e.call is not None and e.result is not None:
+            r = e.result
+            outcome = (
+                _short(r.output)
+                if r.ok
+                else f"ERROR {r.error.kind if r.error else ''}: "
+                + (r.error.message if r.error else "")
+            )
+            console.print(f"[cyan]tool[/cyan] {e.call.tool}({_short(e.call.args)}) → {outcome}")
+        else:
+            who = {"user_message": "user", "agent_message": "agent", "end": "agent (end)"}[e.kind]
+            console.print(f"[magenta]{who}[/magenta]: {e.text}")
+    if v is None:
+        return
+    console.rule("effects: golden vs actual")
+    diff = Table()
+    diff.add_column("kind")
+    diff.add_column("op")
+    diff.add_column("row")
+    diff.add_column("column")
+    diff.add_column("golden")
+    diff.add_column("actual")
+    comp = v.comparison
+    for d in (*comp.missing, *comp.wrong, *comp.extra):
+        diff.add_row(
+            d.kind,
+            d.op,
+            f"{d.table} {_short(d.key)}",
+            d.column or "(row)",
+            _short(d.expected),
+            _short(d.actual),
+        )
+    if comp.matches:
+        console.print("terminal state equals the golden state")
+    else:
+        console.print(diff)
+    console.print(
+        f"golden effects: {len(v.expected_effects)} rows; "
+        f"actual effects: {len(v.actual_effects)} rows"
+    )
+    for label, row_effects in (("golden", v.expected_effects), ("actual", v.actual_effects)):
+        for fx in row_effects:
+            row = _short(fx.after or fx.before)
+            console.print(f"  {label} {fx.kind} {fx.table} {_short(fx.key)}: {row}")

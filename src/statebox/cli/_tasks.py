@@ -1,0 +1,146 @@
+"""``statebox tasks validate`` and ``statebox tasks list``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.table import Table
+
+from statebox.cli._app import err_console, handled, tasks_app
+from statebox.cli._commands import _registry, out_console
+from statebox.errors import ConfigError
+
+
+def _select(suite: str | None, path: Path | None, domain_refs: list[str] | None) -> Any:
+    from statebox.tasks import load_tasks
+
+    registry = _registry(domain_refs)
+    if suite is not None and path is not None:
+        raise ConfigError("give --suite or a PATH, not both")
+    tasks = load_tasks(path) if path is not None else registry.suite(suite or "all")
+    return registry, tasks
+
+
+@tasks_app.command("validate")
+@handled
+def validate(
+    path: Annotated[Path | None, typer.Argument(help="Task file or folder.")] = None,
+    suite: Annotated[str | None, typer.Option(help="Built-in suite (domain or 'all').")] = None,
+    domain: Annotated[
+        list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
+    ] = None,
+    json_out: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
+) -> None:
+    """Validate tasks: schema, golden replay, oracle, do-nothing agent, mutants.
+
+    Exits 1 when any task is invalid or any real mutant survives.
+    """
+    from statebox.judge import Judge, validate_task
+    from statebox.tasks import WorldCache
+
+    registry, tasks = _select(suite, path, domain)
+    worlds = WorldCache()
+    judges: dict[str, Judge] = {}
+    results = []
+
+    async def go() -> None:
+        for t in tasks:
+            d = registry.domain(t.domain)
+            judge = judges.setdefault(d.name, Judge(d, worlds))
+            results.append((t, await validate_task(d, t, judge)))
+
+    asyncio.run(go())
+    bad = [v for _, v in results if not v.ok]
+    caught = sum(v.caught for _, v in results)
+    survived = sum(v.survived for _, v in results)
+    excluded = sum(v.excluded for _, v in results)
+    strength = caught / (caught + survived) if caught + survived else None
+    if json_out:
+        typer.echo(
+            json.dumps(
+                {
+                    "tasks": len(results),
+                    "invalid": len(bad),
+                    "check_strength": strength,
+                    "caught": caught,
+                    "survived": survived,
+                    "excluded": excluded,
+                    "results": [
+                        {
+                            "task_id": v.task_id,
+                            "ok": v.ok,
+                            "problems": list(v.problems),
+                            "check_strength": v.check_strength,
+                            "caught": v.caught,
+                            "survived": v.survived,
+                            "excluded": v.excluded,
+                            "mutants": [m.model_dump() for m in v.mutants],
+                        }
+                        for _, v in results
+                    ],
+                },
+                indent=2,
+            )
+        )
+    else:
+        table = Table(title=f"task validation: {len(results)} tasks")
+        for col in (
+            "task",
+            "valid",
+            "check strength",
+            "caught",
+            "survived",
+            "excluded (field policy)",
+            "problems",
+        ):
+            table.add_column(col)
+        for _, v in results:
+            s = "—" if v.check_strength is None else f"{v.check_strength:.0%}"
+            problems = "; ".join(v.problems) + "".join(
+                f"; survived: {m.kind} {m.description}"
+                for m in v.mutants
+                if m.outcome == "survived"
+            )
+            table.add_row(
+                v.task_id,
+                "yes" if v.ok else "[red]NO[/red]",
+                s,
+                str(v.caught),
+                str(v.survived),
+                str(v.excluded),
+                problems.lstrip("; "),
+            )
+        out_console.print(table)
+        reasons = sorted({m.reason for _, v in results for m in v.mutants if m.reason})
+        suite_strength = "—" if strength is None else f"{strength:.1%}"
+        out_console.print(
+            f"check strength over the suite: {suite_strength} ({caught} caught, {survived} "
+            f"survived; {excluded} touched only excluded fields"
+            + (f": {'; '.join(reasons)}" if reasons else "")
+            + ")"
+        )
+    if bad:
+        err_console.print(f"[red]{len(bad)} of {len(results)} task(s) invalid[/red]")
+        raise typer.Exit(1)
+
+
+@tasks_app.command("list")
+@handled
+def list_tasks(
+    path: Annotated[Path | None, typer.Argument(help="Task file or folder.")] = None,
+    suite: Annotated[str | None, typer.Option(help="Built-in suite (domain or 'all').")] = None,
+) -> None:
+    """List tasks: id, domain, family, split, golden calls."""
+    _, tasks = _select(suite, path, None)
+    table = Table(title=f"{len(tasks)} tasks")
+    for col in ("id", "domain", "family", "split", "golden calls", "read-only"):
+        table.add_column(col)
+    for t in tasks:
+        table.add_row(
+            t.id, t.domain, t.family, t.split, str(len(t.golden)), "yes" if t.read_only else ""
+        )
+    out_console.print(table)

@@ -1,0 +1,8 @@
+"""Domains: business backends. Built-in ones are subpackages, found through entry points.
+
+Importing this package loads no domain; `statebox.registry` finds them.
+"""
+
+from statebox.domains._domain import Domain, SeedRows
+
+__all__ = ["Domain", "SeedRows"]

@@ -1,0 +1,199 @@
+"""Return (RMA) tools: open a return, approve it (refund to the original payment), reject it.
+
+The tool enforces what the order allows: only delivered orders, only items of that
+order, never more units than were bought and not already on a return. The return
+window and final-sale rules are policy: they depend on tier and reason.
+"""
+
+# The world transaction `tx` is hidden from the agent, so tool docstrings omit it.
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from statebox.domains.retail.tools._records import (
+    Row,
+    cents,
+    charged_payment,
+    integer,
+    money,
+    new_id,
+    order_row,
+    refunded_total,
+    stamp,
+    text,
+)
+from statebox.tools import ToolError, tool
+from statebox.world import WorldTx
+
+__all__ = ["ReturnLine", "approve_return", "create_return", "get_return", "reject_return"]
+
+
+class ReturnLine(BaseModel):
+    """One order line to return."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    order_item_id: str = Field(description="Order item id, such as 'OI-10000020-1'.")
+    quantity: int = Field(ge=1, description="Units of that item to return.")
+
+
+def _return_row(tx: WorldTx, rma_id: str) -> Row:
+    row = tx.one("SELECT * FROM returns WHERE id = ?", [rma_id])
+    if row is None:
+        raise ToolError("not_found", f"no return {rma_id!r} (ids look like 'RMA-00501')")
+    return row
+
+
+def _on_open_returns(tx: WorldTx, order_item_id: str) -> int:
+    row = tx.one(
+        "SELECT coalesce(sum(ri.quantity), 0) AS n FROM return_items ri "
+        "JOIN returns r ON r.id = ri.rma_id "
+        "WHERE ri.order_item_id = ? AND r.status IN ('requested', 'approved')",
+        [order_item_id],
+    )
+    return integer(row["n"]) if row else 0
+
+
+def _return_view(tx: WorldTx, rma_id: str) -> dict[str, Any]:
+    row = _return_row(tx, rma_id)
+    items = tx.query("SELECT * FROM return_items WHERE rma_id = ? ORDER BY order_item_id", [rma_id])
+    return {**row, "items": items}
+
+
+@tool(mutates=False)
+def get_return(tx: WorldTx, rma_id: str) -> dict[str, Any]:
+    """Get a return (RMA) with its items.
+
+    Args:
+        rma_id: Return id, such as 'RMA-00501'.
+    """
+    return _return_view(tx, rma_id)
+
+
+@tool(mutates=True)
+def create_return(
+    tx: WorldTx,
+    order_id: str,
+    items: list[ReturnLine],
+    reason: Literal[
+        "defective", "wrong_item", "damaged_in_transit", "not_as_described", "no_longer_needed"
+    ],
+) -> dict[str, Any]:
+    """Open a return (RMA, status 'requested') for items of a delivered order.
+
+    Args:
+        order_id: Order id, such as 'ORD-10000020'.
+        items: The lines and units to return, such as
+            [{"order_item_id": "OI-10000020-1", "quantity": 1}].
+        reason: Why the customer returns the items.
+    """
+    order = order_row(tx, order_id)
+    if order["status"] != "delivered":
+        raise ToolError("invalid_state", f"order {order_id} is {order['status']}, not delivered")
+    if not items:
+        raise ToolError("invalid_state", "name at least one item to return")
+    seen: set[str] = set()
+    for line in items:
+        if line.order_item_id in seen:
+            raise ToolError("invalid_state", f"item {line.order_item_id} is listed twice")
+        seen.add(line.order_item_id)
+        item = tx.one(
+            "SELECT * FROM order_items WHERE id = ? AND order_id = ?",
+            [line.order_item_id, order_id],
+        )
+        if item is None:
+            raise ToolError("not_found", f"order {order_id} has no item {line.order_item_id!r}")
+        left = integer(item["quantity"]) - _on_open_returns(tx, line.order_item_id)
+        if line.quantity > left:
+            raise ToolError(
+                "invalid_state",
+                f"only {left} unit(s) of {line.order_item_id} can still be returned",
+            )
+    rma_id = new_id(tx, "returns", "RMA-")
+    tx.insert(
+        "returns",
+        {
+            "id": rma_id,
+            "order_id": order_id,
+            "customer_id": order["customer_id"],
+            "status": "requested",
+            "reason": reason,
+            "created_at": stamp(tx),
+            "decided_at": None,
+            "reject_reason": None,
+        },
+    )
+    for line in items:
+        tx.insert(
+            "return_items",
+            {"rma_id": rma_id, "order_item_id": line.order_item_id, "quantity": line.quantity},
+        )
+    return _return_view(tx, rma_id)
+
+
+@tool(mutates=True)
+def approve_return(tx: WorldTx, rma_id: str) -> dict[str, Any]:
+    """Approve a requested return and refund its items' price to the original payment.
+
+    Args:
+        rma_id: Return id, such as 'RMA-00501'.
+    """
+    rma = _return_row(tx, rma_id)
+    if rma["status"] != "requested":
+        raise ToolError("invalid_state", f"return {rma_id} is {rma['status']}, not requested")
+    order_id = text(rma["order_id"])
+    lines = tx.query(
+        "SELECT ri.order_item_id, ri.quantity, i.unit_price FROM return_items ri "
+        "JOIN order_items i ON i.id = ri.order_item_id WHERE ri.rma_id = ? ORDER BY 1",
+        [rma_id],
+    )
+    value = cents(sum(integer(r["quantity"]) * money(r["unit_price"]) for r in lines))
+    payment = charged_payment(tx, order_id)
+    amount = min(value, cents(money(payment["amount"]) - refunded_total(tx, order_id)))
+    tx.update("returns", {"id": rma_id}, {"status": "approved", "decided_at": stamp(tx)})
+    for r in lines:
+        tx.execute(
+            "UPDATE order_items SET returned_qty = returned_qty + ? WHERE id = ?",
+            [r["quantity"], r["order_item_id"]],
+        )
+    refund: Row | None = None
+    if amount > 0:
+        refund = tx.insert(
+            "refunds",
+            {
+                "id": new_id(tx, "refunds", "RFD-"),
+                "order_id": order_id,
+                "payment_id": payment["id"],
+                "amount": amount,
+                "reason": "return",
+                "rma_id": rma_id,
+                "created_at": stamp(tx),
+            },
+        )
+    return {"rma_id": rma_id, "status": "approved", "refund": refund}
+
+
+@tool(mutates=True)
+def reject_return(
+    tx: WorldTx,
+    rma_id: str,
+    reason: Literal["outside_return_window", "final_sale", "damaged_by_customer"],
+) -> dict[str, Any]:
+    """Reject a requested return.
+
+    Args:
+        rma_id: Return id, such as 'RMA-00501'.
+        reason: Why the return is rejected.
+    """
+    rma = _return_row(tx, rma_id)
+    if rma["status"] != "requested":
+        raise ToolError("invalid_state", f"return {rma_id} is {rma['status']}, not requested")
+    tx.update(
+        "returns",
+        {"id": rma_id},
+        {"status": "rejected", "decided_at": stamp(tx), "reject_reason": reason},
+    )
+    return {"rma_id": rma_id, "status": "rejected", "reason": reason}

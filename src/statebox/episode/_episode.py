@@ -1,0 +1,187 @@
+"""`Episode`: the one environment loop every driver (runner, OpenEnv server, MCP gateway) uses.
+
+``reset()`` clones the task's world and returns the user's opening message with the
+allowlisted tool schemas and the policy; ``step(action)`` runs one action. When the
+episode is over, `outcome()` hands the judge what it needs: initial and final state,
+the live final world (for SQL invariants), transcript, final response and why it ended.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from statebox.domains import Domain
+from statebox.episode._types import (
+    Action,
+    CallTool,
+    End,
+    Event,
+    Limits,
+    MessageUser,
+    Observation,
+    TerminationReason,
+    ToolInfo,
+    UserSimulator,
+)
+from statebox.tasks import Task, WorldCache
+from statebox.tools import Dispatcher, ToolResult
+from statebox.world import State, World
+
+__all__ = ["Episode", "EpisodeOutcome"]
+
+
+class EpisodeOutcome(NamedTuple):
+    """What an ended episode leaves for the judge."""
+
+    initial: State
+    """Canonical state at reset."""
+    world: World
+    """The live final world (closed by `Episode.close`)."""
+    transcript: tuple[Event, ...]
+    """Every event in order."""
+    final_response: str
+    """The agent's last words to the user ('' when none)."""
+    termination: TerminationReason
+    """Why the episode ended."""
+
+
+class Episode:
+    """One run of one task from a clean world.
+
+    Args:
+        domain: The task's domain.
+        task: The task.
+        user: The user simulator.
+        worlds: Template cache shared by the trials of a campaign.
+        limits: Step and turn limits.
+    """
+
+    def __init__(
+        self,
+        domain: Domain,
+        task: Task,
+        user: UserSimulator,
+        *,
+        worlds: WorldCache | None = None,
+        limits: Limits | None = None,
+    ) -> None:
+        self.domain = domain
+        self.task = task
+        self.user = user
+        self.worlds = worlds or WorldCache()
+        self.limits = limits or Limits()
+        self._world: World | None = None
+        self._dispatcher: Dispatcher | None = None
+        self._events: list[Event] = []
+        self._steps = 0
+        self._turns = 0
+        self._final = ""
+        self._termination: TerminationReason | None = None
+
+    @property
+    def done(self) -> bool:
+        """Whether the episode has ended."""
+        return self._termination is not None
+
+    @property
+    def transcript(self) -> tuple[Event, ...]:
+        """Events so far."""
+        return tuple(self._events)
+
+    @property
+    def tool_results(self) -> list[ToolResult]:
+        """Results of every tool call so far, in order."""
+        return [e.result for e in self._events if e.result is not None]
+
+    async def reset(self) -> Observation:
+        """Start the episode on a fresh clone of the task's world.
+
+        Returns:
+            The start observation: the user's opening, the allowlisted tools, the policy.
+
+        Raises:
+            TaskSpecError: The task's initial state cannot be built.
+        """
+        self.close()
+        self._world = self.worlds.clone(self.domain, self.task)
+        self._dispatcher = Dispatcher(self._world, self.domain.tools, self.task.tools)
+        self._events, self._steps, self._turns = [], 0, 0
+        self._final, self._termination = "", None
+        opening = await self.user.opening()
+        self._events.append(Event(kind="user_message", text=opening))
+        tools = tuple(
+            ToolInfo(name=s.name, description=s.description, input_schema=s.input_schema())
+            for s in self._dispatcher.specs()
+        )
+        return Observation(
+            kind="start", step=0, user_message=opening, tools=tools, policy=self.domain.policy
+        )
+
+    def _finish(self, reason: TerminationReason) -> Observation:
+        self._termination = reason
+        return Observation(kind="done", step=self._steps, done=True, termination=reason)
+
+    async def step(self, action: Action) -> Observation:
+        """Take one action.
+
+        Returns:
+            ``tool_result`` after a call, ``user_message`` after a message the user
+            answered, ``done`` once the episode ends (by the agent, the user or a limit).
+
+        Raises:
+            RuntimeError: Stepping before `reset` or after the end.
+        """
+        if self._dispatcher is None or self._termination is not None:
+            raise RuntimeError("step() needs a reset() episode that has not ended")
+        self._steps += 1
+        if isinstance(action, CallTool):
+            result = self._dispatcher.call(action.call)
+            self._events.append(Event(kind="tool_call", call=action.call, result=result))
+            if self._steps >= self.limits.max_steps:
+                return self._finish(TerminationReason.MAX_STEPS)
+            return Observation(kind="tool_result", step=self._steps, tool_result=result)
+        if isinstance(action, End):
+            self._final = action.text
+            self._events.append(Event(kind="end", text=action.text))
+            return self._finish(TerminationReason.AGENT_END)
+        assert isinstance(action, MessageUser)  # the Action union is closed
+        self._final = action.text
+        self._turns += 1
+        self._events.append(Event(kind="agent_message", text=action.text))
+        if self._turns >= self.limits.max_turns:
+            return self._finish(TerminationReason.MAX_TURNS)
+        reply = await self.user.reply(action.text)
+        self._events.append(Event(kind="user_message", text=reply.text))
+        if reply.done:
+            return self._finish(TerminationReason.USER_END)
+        if self._steps >= self.limits.max_steps:
+            return self._finish(TerminationReason.MAX_STEPS)
+        return Observation(kind="user_message", step=self._steps, user_message=reply.text)
+
+    def stop(self, reason: TerminationReason) -> None:
+        """End the episode from outside (timeout, system error)."""
+        if self._termination is None:
+            self._termination = reason
+
+    def outcome(self) -> EpisodeOutcome:
+        """What the judge needs; the world stays open until `close`.
+
+        Raises:
+            RuntimeError: Before the episode has ended.
+        """
+        if self._world is None or self._termination is None:
+            raise RuntimeError("outcome() needs an ended episode")
+        return EpisodeOutcome(
+            initial=self.worlds.initial_state(self.domain, self.task),
+            world=self._world,
+            transcript=tuple(self._events),
+            final_response=self._final,
+            termination=self._termination,
+        )
+
+    def close(self) -> None:
+        """Release the world."""
+        if self._world is not None:
+            self._world.close()
+            self._world = None
+            self._dispatcher = None

@@ -1,0 +1,151 @@
+"""Actions, observations, transcript events and limits of an episode.
+
+Three actions exist: call a tool, message the user, end. Observations carry what the
+agent may see — the user's words, tool schemas of the allowlist, the policy text and
+tool results — and nothing from the evaluator's side (golden trajectory, checks).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal, NamedTuple, Protocol, TypeAlias
+
+from pydantic import Field
+
+from statebox._model import Model
+from statebox.tools import ToolCall, ToolResult
+
+__all__ = [
+    "Action",
+    "CallTool",
+    "End",
+    "Event",
+    "Limits",
+    "MessageUser",
+    "Observation",
+    "TerminationReason",
+    "ToolInfo",
+    "UserReply",
+    "UserSimulator",
+]
+
+
+class CallTool(Model):
+    """Call one tool."""
+
+    kind: Literal["call_tool"] = "call_tool"
+    """Action discriminator."""
+    call: ToolCall
+    """The call."""
+
+
+class MessageUser(Model):
+    """Say something to the user and wait for the reply."""
+
+    kind: Literal["message_user"] = "message_user"
+    """Action discriminator."""
+    text: str
+    """The message."""
+
+
+class End(Model):
+    """End the episode with a final message to the user (the end marker)."""
+
+    kind: Literal["end"] = "end"
+    """Action discriminator."""
+    text: str = ""
+    """The final response."""
+
+
+Action: TypeAlias = Annotated[CallTool | MessageUser | End, Field(discriminator="kind")]
+"""One agent action."""
+
+
+class TerminationReason(StrEnum):
+    """Why an episode ended."""
+
+    AGENT_END = "agent_end"
+    """The agent ended with a final response."""
+    USER_END = "user_end"
+    """The user simulator ended the conversation."""
+    MAX_STEPS = "max_steps"
+    """The action limit was reached."""
+    MAX_TURNS = "max_turns"
+    """The limit on agent messages to the user was reached."""
+    TIMEOUT = "timeout"
+    """The trial's wall-clock limit was reached."""
+    SYSTEM_ERROR = "system_error"
+    """statebox or an endpoint failed."""
+
+
+class ToolInfo(Model):
+    """What an agent sees of one tool."""
+
+    name: str
+    """Tool name."""
+    description: str
+    """Agent-facing description."""
+    input_schema: dict[str, Any]
+    """JSON Schema of the arguments."""
+
+
+class Observation(Model):
+    """What the agent receives after reset or a step."""
+
+    kind: Literal["start", "tool_result", "user_message", "done"]
+    """What happened."""
+    step: int
+    """Actions taken so far."""
+    user_message: str | None = None
+    """The user's words (start and user_message)."""
+    tool_result: ToolResult | None = None
+    """The result of the last call (tool_result)."""
+    tools: tuple[ToolInfo, ...] = ()
+    """The allowlisted tools (start only)."""
+    policy: str = ""
+    """The domain policy the agent follows (start only)."""
+    done: bool = False
+    """Whether the episode is over."""
+    termination: TerminationReason | None = None
+    """Why it ended (done only)."""
+
+
+class Event(Model):
+    """One transcript entry."""
+
+    kind: Literal["user_message", "agent_message", "tool_call", "end"]
+    """What happened."""
+    text: str | None = None
+    """Message text (user_message, agent_message, end)."""
+    call: ToolCall | None = None
+    """The call (tool_call)."""
+    result: ToolResult | None = None
+    """Its result (tool_call)."""
+
+
+class Limits(Model):
+    """Per-episode limits; each ends the trial with a named termination reason."""
+
+    max_steps: int = 200
+    """Actions per episode."""
+    max_turns: int = 30
+    """Agent messages to the user per episode."""
+
+
+class UserReply(NamedTuple):
+    """A simulated user's reply: the text, and whether the user ends the conversation."""
+
+    text: str
+    done: bool
+
+
+class UserSimulator(Protocol):
+    """A simulated user (scripted, LLM or human)."""
+
+    async def opening(self) -> str:
+        """The user's first message."""
+        ...
+
+    async def reply(self, agent_message: str) -> UserReply:
+        """The user's answer to one agent message."""
+        ...

@@ -1,0 +1,32 @@
+"""The judge: golden replay, effect comparison, checks, verdicts, validation and mutants."""
+
+from statebox.judge._compare import Comparison, Discrepancy, compare
+from statebox.judge._judge import Judge, failure_signature, weak_evaluator_flags
+from statebox.judge._rubric import RubricAnswer, RubricJudge, parse_yes_no
+from statebox.judge._validate import (
+    MutantResult,
+    TaskValidation,
+    static_problems,
+    validate_task,
+)
+from statebox.judge._verdict import CheckResult, FailureSignature, Verdict, WeakEvaluatorFlags
+
+__all__ = [
+    "CheckResult",
+    "Comparison",
+    "Discrepancy",
+    "FailureSignature",
+    "Judge",
+    "MutantResult",
+    "RubricAnswer",
+    "RubricJudge",
+    "TaskValidation",
+    "Verdict",
+    "WeakEvaluatorFlags",
+    "compare",
+    "failure_signature",
+    "parse_yes_no",
+    "static_problems",
+    "validate_task",
+    "weak_evaluator_flags",
+]

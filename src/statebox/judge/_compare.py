@@ -1,0 +1,131 @@
+"""Compare a trial's terminal state with the golden state: missing, wrong, extra.
+
+Both are read against the task's initial state I, under the field policy. For each
+row and column where golden G and final F differ:
+
+- **missing**: the golden trajectory changed it and the trial left it as in I
+  (an insert, update or delete not made);
+- **wrong**: both changed it, to different values (or both inserted the row, with
+  different values);
+- **extra**: the trial changed something the golden trajectory left as in I.
+
+The three lists are empty exactly when G and F are equal under the policy.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from statebox._model import Model
+from statebox.world import FieldPolicy, Scalar, State
+from statebox.world._canonical import key_sort
+
+__all__ = ["Comparison", "Discrepancy", "compare"]
+
+
+class Discrepancy(Model):
+    """One difference between the golden and the actual terminal state."""
+
+    kind: Literal["missing", "wrong", "extra"]
+    """Missing required effect, wrong value, or effect nobody asked for."""
+    op: Literal["insert", "update", "delete"]
+    """The row operation concerned (expected for missing/wrong, actual for extra)."""
+    table: str
+    """Table name."""
+    key: dict[str, Scalar]
+    """Primary key of the row."""
+    column: str | None = None
+    """The column, for updates and wrong inserted values; None for a whole row."""
+    expected: Scalar | dict[str, Scalar] | None = None
+    """Golden value (a row for whole-row discrepancies)."""
+    actual: Scalar | dict[str, Scalar] | None = None
+    """Actual value (a row for whole-row discrepancies)."""
+
+
+class Comparison(Model):
+    """Missing, wrong and extra effects of a trial against one golden state."""
+
+    missing: tuple[Discrepancy, ...] = ()
+    """Required effects not made."""
+    wrong: tuple[Discrepancy, ...] = ()
+    """Required effects made with the wrong value."""
+    extra: tuple[Discrepancy, ...] = ()
+    """Effects the golden trajectory does not make."""
+
+    @property
+    def matches(self) -> bool:
+        """True when nothing is missing, wrong or extra."""
+        return not (self.missing or self.wrong or self.extra)
+
+    @property
+    def size(self) -> int:
+        """Number of discrepancies."""
+        return len(self.missing) + len(self.wrong) + len(self.extra)
+
+
+def compare(initial: State, golden: State, final: State, policy: FieldPolicy | None) -> Comparison:
+    """Classify every difference between ``golden`` and ``final`` (see module docstring).
+
+    Args:
+        initial: The task's initial state.
+        golden: The state the golden trajectory leaves.
+        final: The trial's terminal state.
+        policy: Columns left out of comparison.
+
+    Returns:
+        A `Comparison`; each list sorted by (table, primary key, column).
+    """
+    i_all, g_all, f_all = initial.project(policy), golden.project(policy), final.project(policy)
+    missing: list[Discrepancy] = []
+    wrong: list[Discrepancy] = []
+    extra: list[Discrepancy] = []
+    for table in sorted(set(g_all.rows) | set(f_all.rows)):
+        pk = g_all.primary_keys.get(table) or f_all.primary_keys[table]
+        gi, fi, ii = g_all.rows.get(table, {}), f_all.rows.get(table, {}), i_all.rows.get(table, {})
+        if gi is fi:  # shared with the initial state by both: unchanged
+            continue
+        changed = [k for k in gi.keys() | fi.keys() if gi.get(k) != fi.get(k)]
+        for key in sorted(changed, key=key_sort):
+            g, f, i = gi.get(key), fi.get(key), ii.get(key)
+            if g == f:
+                continue
+            k = dict(zip(pk, key, strict=True))
+            if g is not None and f is None:
+                if i is None:
+                    missing.append(
+                        Discrepancy(kind="missing", op="insert", table=table, key=k, expected=g)
+                    )
+                else:
+                    extra.append(
+                        Discrepancy(kind="extra", op="delete", table=table, key=k, expected=g)
+                    )
+            elif g is None and f is not None:
+                if i is None:
+                    extra.append(
+                        Discrepancy(kind="extra", op="insert", table=table, key=k, actual=f)
+                    )
+                else:
+                    missing.append(
+                        Discrepancy(kind="missing", op="delete", table=table, key=k, actual=f)
+                    )
+            elif g is not None and f is not None:
+                op: Literal["insert", "update"] = "insert" if i is None else "update"
+                for col in sorted(set(g) | set(f)):
+                    gv, fv = g.get(col), f.get(col)
+                    if gv == fv:
+                        continue
+                    d = {
+                        "op": op,
+                        "table": table,
+                        "key": k,
+                        "column": col,
+                        "expected": gv,
+                        "actual": fv,
+                    }
+                    if i is not None and gv == i.get(col):
+                        extra.append(Discrepancy(kind="extra", **d))
+                    elif i is not None and fv == i.get(col):
+                        missing.append(Discrepancy(kind="missing", **d))
+                    else:
+                        wrong.append(Discrepancy(kind="wrong", **d))
+    return Comparison(missing=tuple(missing), wrong=tuple(wrong), extra=tuple(extra))

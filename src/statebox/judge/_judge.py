@@ -1,0 +1,279 @@
+"""The judge: golden replay, state comparison, checks, verdict (DESIGN.md §5).
+
+Golden replay is strict: a golden call that fails raises `GoldenReplayError` — the
+task is invalid, and no verdict is ever computed against a shorter trajectory. Golden
+states (the main trajectory and each accepted alternative) are cached per task.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+
+from statebox.domains import Domain
+from statebox.episode import EpisodeOutcome, Event, TerminationReason
+from statebox.errors import GoldenReplayError, JudgeError
+from statebox.judge._compare import Comparison, compare
+from statebox.judge._rubric import RubricJudge
+from statebox.judge._verdict import CheckResult, FailureSignature, Verdict, WeakEvaluatorFlags
+from statebox.tasks import GoldenCall, Task, WorldCache
+from statebox.tools import Dispatcher, ToolCall, ToolResult
+from statebox.world import RowEffect, State, World, canonical_value, effects
+
+__all__ = ["Judge", "failure_signature", "weak_evaluator_flags"]
+
+
+def _summary(c: Comparison) -> str:
+    if c.matches:
+        return "terminal state equals the golden state"
+    parts = [f"{len(c.missing)} missing", f"{len(c.wrong)} wrong", f"{len(c.extra)} extra"]
+    first = (c.missing or c.wrong or c.extra)[0]
+    where = f"{first.table}{first.key}" + (f".{first.column}" if first.column else "")
+    return ", ".join(parts) + f" (first: {first.kind} {first.op} {where})"
+
+
+def weak_evaluator_flags(
+    transcript: Sequence[Event], final_response: str, termination: TerminationReason
+) -> WeakEvaluatorFlags:
+    """What a tool-call grader would have seen (DESIGN.md §5.6)."""
+    results = [e.result for e in transcript if e.result is not None]
+    text = final_response.strip()
+    return WeakEvaluatorFlags(
+        clean_termination=termination == TerminationReason.AGENT_END
+        and bool(text)
+        and not text.endswith("?"),
+        called_mutating_tool=any(r.ok and r.mutating for r in results),
+        last_tool_ok=not results or results[-1].ok,
+    )
+
+
+def failure_signature(
+    checks: Sequence[CheckResult],
+    expected_effects: Sequence[RowEffect],
+    tool_results: Sequence[ToolResult],
+    termination: TerminationReason,
+) -> FailureSignature | None:
+    """The failure signature by precedence (DESIGN.md §5.5), or None for a pass."""
+    if all(c.passed for c in checks):
+        return None
+    if termination == TerminationReason.SYSTEM_ERROR or any(c.error for c in checks):
+        return FailureSignature.SYSTEM_ERROR
+    if any(not c.passed for c in checks if c.kind in ("state", "invariant")):
+        if expected_effects and not any(r.ok and r.mutating for r in tool_results):
+            return FailureSignature.NO_STATE_CHANGE
+        if any(not r.ok for r in tool_results):
+            return FailureSignature.TOOL_USAGE
+        return FailureSignature.WRONG_STATE_UPDATE
+    return FailureSignature.INCOMPLETE_RESOLUTION
+
+
+class Judge:
+    """Judges trials of one domain's tasks.
+
+    Args:
+        domain: The domain.
+        worlds: Template cache (share the campaign's).
+        rubric: Judge model for rubric questions; rubric checks error without one.
+    """
+
+    def __init__(
+        self, domain: Domain, worlds: WorldCache | None = None, rubric: RubricJudge | None = None
+    ) -> None:
+        self.domain = domain
+        self.worlds = worlds or WorldCache()
+        self.rubric = rubric
+        self._golden: dict[str, tuple[Task, tuple[State, ...]]] = {}
+
+    def replay(self, task: Task, calls: Iterable[GoldenCall], *, strict: bool = True) -> World:
+        """Replay calls on a fresh world of ``task`` and return the live world.
+
+        Args:
+            task: The task.
+            calls: The trajectory.
+            strict: Raise on the first failed call (golden replay); when False, failed
+                calls are skipped (mutant replay).
+
+        Raises:
+            GoldenReplayError: ``strict`` and a call failed (the world is closed).
+        """
+        world = self.worlds.clone(self.domain, task)
+        dispatcher = Dispatcher(world, self.domain.tools, None)
+        for step, call in enumerate(calls):
+            result = dispatcher.call(ToolCall(tool=call.tool, args=call.args))
+            if strict and not result.ok:
+                world.close()
+                reason = result.error.message if result.error else "failed"
+                kind = result.error.kind if result.error else "error"
+                raise GoldenReplayError(task.id, step, call.tool, f"{kind}: {reason}")
+        return world
+
+    def golden_states(self, task: Task) -> tuple[State, ...]:
+        """The golden state, then one per accepted alternative (cached per task).
+
+        Raises:
+            GoldenReplayError: A golden or alternative call failed.
+        """
+        cached = self._golden.get(task.id)
+        # Keyed by id but checked against the task itself: an edited task is replayed anew.
+        states = cached[1] if cached and (cached[0] is task or cached[0] == task) else None
+        if states is None:
+            out = []
+            initial = self.worlds.initial_state(self.domain, task)
+            for trajectory in (task.golden, *task.checks.alternatives):
+                world = self.replay(task, trajectory)
+                try:
+                    out.append(world.state(initial))
+                finally:
+                    world.close()
+            states = tuple(out)
+            self._golden[task.id] = (task, states)
+        return states
+
+    def _invariants(self, task: Task, world: World) -> list[CheckResult]:
+        out = []
+        for i, inv in enumerate(task.checks.invariants):
+            name, label = f"invariant[{i}]", inv.description or inv.sql
+            try:
+                rows = world.query(inv.sql)
+            except sqlite3.Error as exc:  # recorded as a check error, never a pass
+                out.append(
+                    CheckResult(
+                        name=name,
+                        kind="invariant",
+                        passed=False,
+                        error=True,
+                        detail=f"{label}: query failed: {exc}",
+                    )
+                )
+                continue
+            if len(rows) != 1 or len(rows[0]) != 1:
+                out.append(
+                    CheckResult(
+                        name=name,
+                        kind="invariant",
+                        passed=False,
+                        detail=f"{label}: expected one row of one column, got {rows[:3]}",
+                    )
+                )
+                continue
+            value = next(iter(rows[0].values()))
+            ok = value == canonical_value(inv.equals)
+            out.append(
+                CheckResult(
+                    name=name,
+                    kind="invariant",
+                    passed=ok,
+                    detail=f"{label}: {value!r}" + ("" if ok else f" != {inv.equals!r}"),
+                )
+            )
+        return out
+
+    async def _response(self, task: Task, outcome: EpisodeOutcome) -> list[CheckResult]:
+        spec = task.checks.response
+        if spec is None:
+            return []
+        text = outcome.final_response.lower()
+        out = []
+        for i, s in enumerate(spec.contains):
+            out.append(
+                CheckResult(
+                    name=f"response.contains[{i}]",
+                    kind="response",
+                    passed=s.lower() in text,
+                    detail=f"contains {s!r}",
+                )
+            )
+        for i, s in enumerate(spec.not_contains):
+            out.append(
+                CheckResult(
+                    name=f"response.not_contains[{i}]",
+                    kind="response",
+                    passed=s.lower() not in text,
+                    detail=f"does not contain {s!r}",
+                )
+            )
+        conversation = "\n".join(f"{e.kind}: {e.text}" for e in outcome.transcript if e.text)
+        for i, q in enumerate(spec.rubric):
+            name = f"rubric[{i}]"
+            if self.rubric is None:
+                out.append(
+                    CheckResult(
+                        name=name,
+                        kind="rubric",
+                        passed=False,
+                        error=True,
+                        detail=f"{q}: no rubric judge configured",
+                    )
+                )
+                continue
+            try:
+                ans = await self.rubric.ask(q, outcome.final_response, conversation)
+            except JudgeError as exc:
+                out.append(
+                    CheckResult(
+                        name=name, kind="rubric", passed=False, error=True, detail=f"{q}: {exc}"
+                    )
+                )
+                continue
+            out.append(
+                CheckResult(
+                    name=name,
+                    kind="rubric",
+                    passed=ans.answer == "yes",
+                    detail=f"{q} → {ans.answer}: {ans.reasoning}",
+                )
+            )
+        return out
+
+    async def judge(
+        self, task: Task, outcome: EpisodeOutcome, *, state_only: bool = False
+    ) -> Verdict:
+        """Judge an ended episode.
+
+        Args:
+            task: The task.
+            outcome: The episode's outcome (its world is read, not closed).
+            state_only: Skip response and rubric checks (mutants and the do-nothing
+                agent, which have no conversation).
+
+        Returns:
+            The `Verdict`.
+
+        Raises:
+            GoldenReplayError: The task's golden trajectory fails (the task is invalid).
+        """
+        policy = self.domain.field_policy
+        accepted = self.golden_states(task)
+        final = outcome.world.state(outcome.initial)
+        comparisons = [compare(outcome.initial, g, final, policy) for g in accepted]
+        best = min(comparisons, key=lambda c: c.size)
+        checks: list[CheckResult] = []
+        if task.checks.state == "golden":
+            checks.append(
+                CheckResult(name="state", kind="state", passed=best.matches, detail=_summary(best))
+            )
+        checks += self._invariants(task, outcome.world)
+        if not state_only:
+            # A conversation cut off by a limit is not a resolution, whatever the state.
+            ended = outcome.termination in (TerminationReason.AGENT_END, TerminationReason.USER_END)
+            checks.append(
+                CheckResult(
+                    name="termination",
+                    kind="termination",
+                    passed=ended,
+                    detail=f"episode ended by {outcome.termination.value}",
+                )
+            )
+            checks += await self._response(task, outcome)
+        expected = effects(outcome.initial, accepted[0], policy)
+        results = [e.result for e in outcome.transcript if e.result is not None]
+        return Verdict(
+            checks=tuple(checks),
+            comparison=best,
+            expected_effects=tuple(expected),
+            actual_effects=tuple(effects(outcome.initial, final, policy)),
+            signature=failure_signature(checks, expected, results, outcome.termination),
+            flags=weak_evaluator_flags(
+                outcome.transcript, outcome.final_response, outcome.termination
+            ),
+        )

@@ -1,0 +1,98 @@
+"""The verdict: every check's result, the effect comparison, a failure signature, flags.
+
+`Verdict.passed` is computed in one place — the conjunction of all check results
+(DESIGN.md §3 invariant 7) — never stored separately from them.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import computed_field, model_validator
+
+from statebox._model import Model
+from statebox.judge._compare import Comparison
+from statebox.world import RowEffect
+
+__all__ = ["CheckResult", "FailureSignature", "Verdict", "WeakEvaluatorFlags"]
+
+
+class FailureSignature(StrEnum):
+    """One label per failed trial, by precedence (DESIGN.md §5)."""
+
+    SYSTEM_ERROR = "system_error"
+    """statebox, an endpoint or the judge failed; the agent was not fully judged."""
+    NO_STATE_CHANGE = "no_state_change"
+    """Effects were required but no mutating call succeeded."""
+    TOOL_USAGE = "tool_usage"
+    """A tool call failed (unknown, not allowed, bad arguments, refused); the state is wrong."""
+    WRONG_STATE_UPDATE = "wrong_state_update"
+    """The terminal state or an invariant is wrong."""
+    INCOMPLETE_RESOLUTION = "incomplete_resolution"
+    """The state is right but response checks failed or the conversation ran out."""
+
+
+class CheckResult(Model):
+    """The result of one declared check."""
+
+    name: str
+    """Stable name: ``state``, ``invariant[0]``, ``response.contains[1]``, ``rubric[0]``,
+    ``termination``."""
+    kind: Literal["state", "invariant", "response", "rubric", "termination"]
+    """Check kind."""
+    passed: bool
+    """Whether it passed."""
+    detail: str = ""
+    """Why it failed (or what was checked)."""
+    error: bool = False
+    """True when the check could not be evaluated (counts as failed; signature system_error)."""
+
+
+class WeakEvaluatorFlags(Model):
+    """What a grader that only reads the tool calls and the last message would have seen."""
+
+    clean_termination: bool
+    """The agent ended with a non-empty final message that is not a question."""
+    called_mutating_tool: bool
+    """At least one mutating tool call succeeded."""
+    last_tool_ok: bool
+    """The last tool result carried no error (True when no tool was called)."""
+
+
+class Verdict(Model):
+    """A trial's outcome as the judge sees it."""
+
+    checks: tuple[CheckResult, ...]
+    """Every declared check's result."""
+    comparison: Comparison
+    """Missing / wrong / extra against the closest accepted golden state."""
+    expected_effects: tuple[RowEffect, ...]
+    """Golden effects: initial → golden state, under the field policy."""
+    actual_effects: tuple[RowEffect, ...]
+    """Actual effects: initial → terminal state, under the field policy."""
+    signature: FailureSignature | None
+    """Failure signature; None when passed."""
+    flags: WeakEvaluatorFlags
+    """Weak-evaluator flags."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_derived(cls, data: Any) -> Any:
+        # Derived fields are written for readers of the JSON and recomputed on load.
+        if isinstance(data, dict) and ("passed" in data or "tool_grader_fooled" in data):
+            data = {k: v for k, v in data.items() if k not in ("passed", "tool_grader_fooled")}
+        return data
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def passed(self) -> bool:
+        """True iff every check passed (a conjunction, no partial credit)."""
+        return all(c.passed for c in self.checks)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def tool_grader_fooled(self) -> bool:
+        """Failed, yet ended cleanly after a successful mutating call with no last-call error."""
+        f = self.flags
+        return not self.passed and f.clean_termination and f.called_mutating_tool and f.last_tool_ok

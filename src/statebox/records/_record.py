@@ -1,0 +1,160 @@
+"""On-disk records of a campaign: `TrialRecord`, `ErrorRecord`, `Manifest`.
+
+Every record leads with ``schema_version``; readers refuse versions they do not know
+(`ResultsFormatError`). A trial is keyed by (task id, agent id, trial index); its
+``trial_id`` is that key as one string.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import AwareDatetime
+
+from statebox._model import Model
+from statebox.episode import Event, TerminationReason
+from statebox.judge import Verdict
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "AgentInfo",
+    "ErrorRecord",
+    "Manifest",
+    "Timings",
+    "TrialRecord",
+    "TrialStatus",
+    "trial_id",
+]
+
+SCHEMA_VERSION = 1
+"""Version of results.jsonl, errors.jsonl and manifest.json written by this statebox."""
+
+
+def trial_id(task_id: str, agent_id: str, trial: int) -> str:
+    """The trial key as a string: ``<task id>/<agent id>/<trial>``."""
+    return f"{task_id}/{agent_id}/{trial}"
+
+
+class TrialStatus(StrEnum):
+    """A trial's outcome."""
+
+    PASSED = "passed"
+    """Every check passed."""
+    FAILED = "failed"
+    """At least one check failed."""
+    SYSTEM_ERROR = "system_error"
+    """statebox or an endpoint failed; counts as unsuccessful in canonical metrics."""
+
+
+class Timings(Model):
+    """Wall-clock durations of one trial, in seconds."""
+
+    episode_s: float
+    """Reset plus the agent loop."""
+    judge_s: float
+    """Judging."""
+    total_s: float
+    """Everything, including record writing."""
+
+
+class TrialRecord(Model):
+    """One trial: one line of results.jsonl."""
+
+    schema_version: Literal[1] = 1
+    """Record format version."""
+    trial_id: str
+    """``<task id>/<agent id>/<trial>``; unique in a campaign."""
+    campaign_id: str
+    """The campaign."""
+    task_id: str
+    """Task id."""
+    domain: str
+    """Task domain."""
+    family: str
+    """Task workflow family."""
+    split: Literal["test", "train"]
+    """Task split."""
+    agent_id: str
+    """Agent configuration id."""
+    trial: int
+    """Zero-based trial index."""
+    status: TrialStatus
+    """passed, failed or system_error."""
+    verdict: Verdict | None
+    """The judge's verdict (None for a system error before judging)."""
+    termination: TerminationReason
+    """Why the episode ended."""
+    transcript: tuple[Event, ...] = ()
+    """Every event of the episode."""
+    timings: Timings
+    """Durations."""
+    started_at: AwareDatetime
+    """When the trial started (UTC)."""
+    error: str | None = None
+    """For system errors: exception type and message (traceback in errors.jsonl)."""
+    cost_usd: float = 0.0
+    """Model spend of the trial in US dollars (0 for offline agents)."""
+
+
+class ErrorRecord(Model):
+    """One infrastructure error: one line of errors.jsonl."""
+
+    schema_version: Literal[1] = 1
+    """Record format version."""
+    trial_id: str
+    """The trial that failed."""
+    task_id: str
+    """Task id."""
+    agent_id: str
+    """Agent configuration id."""
+    trial: int
+    """Trial index."""
+    type: str
+    """Exception type name."""
+    message: str
+    """Exception message."""
+    traceback: str
+    """Formatted traceback."""
+    at: AwareDatetime
+    """When it happened (UTC)."""
+
+
+class AgentInfo(Model):
+    """An agent configuration of the campaign."""
+
+    agent_id: str
+    """Stable id."""
+    name: str
+    """Agent kind."""
+    config: dict[str, Any]
+    """Settings (redacted: never a secret)."""
+
+
+class Manifest(Model):
+    """manifest.json: what the campaign is, so results can be read and resumed exactly."""
+
+    schema_version: Literal[1] = 1
+    """Format version."""
+    campaign_id: str
+    """Campaign id."""
+    statebox_version: str
+    """statebox version that wrote it."""
+    git_revision: str | None
+    """Git revision of the working tree, when known."""
+    created_at: AwareDatetime
+    """Creation time (UTC)."""
+    task_source: str
+    """Suite name or task path."""
+    task_bundle_hash: str
+    """Sha256 over the tasks' canonical JSON."""
+    task_ids: tuple[str, ...]
+    """Tasks in plan order."""
+    agents: tuple[AgentInfo, ...]
+    """Agent configurations."""
+    trials: int
+    """Trials per task and agent."""
+    seed: int
+    """Campaign seed."""
+    settings: dict[str, Any]
+    """Resolved settings (secrets redacted)."""

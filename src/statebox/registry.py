@@ -1,0 +1,191 @@
+"""The registry: domain name → `Domain`, agent name → factory builder.
+
+Built-in domains join the same way a user's package does: an entry point in the
+``statebox.domains`` group pointing at a `Domain` value. A domain can also be given
+as ``module:ATTR`` or ``path/to/file.py:ATTR``. `default_registry()` builds a fresh
+registry; nothing is global, so tests pass their own.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable, Iterable
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from statebox.agents import AgentFactory, FaultInjectionFactory, FaultRates, OracleFactory
+from statebox.domains import Domain
+from statebox.errors import ConfigError, DomainError
+from statebox.tasks import Task, load_tasks
+
+__all__ = ["ENTRY_POINT_GROUP", "Registry", "default_registry", "load_domain_ref"]
+
+ENTRY_POINT_GROUP = "statebox.domains"
+"""Entry-point group of domains."""
+
+AgentBuilder = Callable[[dict[str, Any]], AgentFactory]
+"""Builds an agent factory from options."""
+
+
+def load_domain_ref(ref: str) -> Domain:
+    """Load a `Domain` from ``module:ATTR`` or ``path/to/file.py:ATTR``.
+
+    Raises:
+        DomainError: The module or attribute cannot be loaded or is not a `Domain`.
+    """
+    target, _, attr = ref.rpartition(":")
+    if not target or not attr:
+        raise DomainError(f"domain reference {ref!r}: use module:ATTR or file.py:ATTR")
+    try:
+        if target.endswith(".py"):
+            path = Path(target).resolve()
+            spec = importlib.util.spec_from_file_location(f"statebox_user_{path.stem}", path)
+            if spec is None or spec.loader is None:
+                raise DomainError(f"cannot load {path}")
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[spec.name]  # leave no half-loaded module behind
+                raise
+        else:
+            module = importlib.import_module(target)
+        value = getattr(module, attr)
+    except (ImportError, AttributeError, OSError) as exc:
+        raise DomainError(f"domain reference {ref!r}: {exc}") from exc
+    if not isinstance(value, Domain):
+        raise DomainError(f"domain reference {ref!r} is a {type(value).__name__}, not a Domain")
+    return value
+
+
+def _fault(options: dict[str, Any]) -> AgentFactory:
+    try:
+        return FaultInjectionFactory(FaultRates(**options))
+    except ValueError as exc:
+        raise ConfigError(f"fault agent options: {exc}") from exc
+
+
+def _oracle(options: dict[str, Any]) -> AgentFactory:
+    if options:
+        raise ConfigError(f"the oracle takes no options, got {sorted(options)}")
+    return OracleFactory()
+
+
+class Registry:
+    """Domains and agent builders by name.
+
+    Args:
+        domains: Domains to register now.
+        load_entry_points: Whether `domain` also looks in the ``statebox.domains``
+            entry-point group (lazily, on the first lookup).
+    """
+
+    def __init__(self, domains: Iterable[Domain] = (), *, load_entry_points: bool = False) -> None:
+        self._domains: dict[str, Domain] = {}
+        self._agents: dict[str, AgentBuilder] = {"oracle": _oracle, "fault": _fault}
+        self._entry_points_pending = load_entry_points
+        for d in domains:
+            self.register_domain(d)
+
+    def register_domain(self, domain: Domain) -> None:
+        """Add a domain.
+
+        Raises:
+            DomainError: A different domain with that name is registered.
+        """
+        known = self._domains.get(domain.name)
+        if known is not None and known is not domain:
+            raise DomainError(f"two domains are named {domain.name!r}")
+        self._domains[domain.name] = domain
+
+    def register_agent(self, name: str, builder: AgentBuilder) -> None:
+        """Add an agent builder.
+
+        Raises:
+            ConfigError: The name is taken.
+        """
+        if name in self._agents:
+            raise ConfigError(f"agent {name!r} is already registered")
+        self._agents[name] = builder
+
+    def _load_entry_points(self) -> None:
+        if not self._entry_points_pending:
+            return
+        self._entry_points_pending = False
+        for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+            try:
+                value = ep.load()
+            except Exception as exc:  # a broken plug-in is named, never skipped
+                raise DomainError(
+                    f"domain entry point {ep.name!r} ({ep.value}) failed: {exc}"
+                ) from exc
+            if not isinstance(value, Domain):
+                raise DomainError(f"entry point {ep.name!r} is not a Domain")
+            self.register_domain(value)
+
+    def domain_names(self) -> list[str]:
+        """Registered domain names, sorted."""
+        self._load_entry_points()
+        return sorted(self._domains)
+
+    def domain(self, name: str) -> Domain:
+        """The domain called ``name``.
+
+        Raises:
+            DomainError: Unknown name (the known ones are listed).
+        """
+        self._load_entry_points()
+        try:
+            return self._domains[name]
+        except KeyError:
+            raise DomainError(
+                f"unknown domain {name!r}; known: {', '.join(self.domain_names()) or 'none'}"
+            ) from None
+
+    def suite(self, name: str) -> list[Task]:
+        """The built-in tasks of a domain, or of every domain for ``all``.
+
+        Raises:
+            DomainError: Unknown suite, or a domain without tasks.
+            TaskSpecError: A task file is invalid.
+        """
+        names = self.domain_names() if name == "all" else [name]
+        tasks: list[Task] = []
+        for n in names:
+            d = self.domain(n)
+            if d.tasks_dir is None:
+                if name == "all":
+                    continue
+                raise DomainError(f"domain {n!r} ships no tasks")
+            tasks += load_tasks(d.tasks_dir)
+        return tasks
+
+    def agent(self, spec: str) -> AgentFactory:
+        """An agent factory from ``NAME`` or ``NAME:key=value,key=value``.
+
+        Raises:
+            ConfigError: Unknown agent or bad options.
+        """
+        name, _, rest = spec.partition(":")
+        builder = self._agents.get(name)
+        if builder is None:
+            raise ConfigError(f"unknown agent {name!r}; known: {', '.join(sorted(self._agents))}")
+        options: dict[str, Any] = {}
+        for part in filter(None, rest.split(",")):
+            key, eq, value = part.partition("=")
+            if not eq:
+                raise ConfigError(f"agent option {part!r}: use key=value")
+            try:
+                options[key.strip()] = float(value) if "." in value else int(value)
+            except ValueError:
+                options[key.strip()] = value
+        return builder(options)
+
+
+def default_registry() -> Registry:
+    """A registry with the installed domains (entry points, loaded on first use)."""
+    return Registry(load_entry_points=True)

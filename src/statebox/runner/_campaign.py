@@ -1,0 +1,316 @@
+"""Campaigns: tasks × trials × agent configurations, run concurrently, resumable.
+
+The plan is a fixed, ordered list of trial keys. `run_campaign` skips keys already in
+results.jsonl (resume), then runs the rest on one event loop with ``concurrency``
+workers. Each trial gets a fresh world clone, a fresh agent and a fresh user; its
+record is appended and flushed the moment it is judged. An exception inside a trial
+becomes a ``system_error`` record plus an errors.jsonl line with the traceback — the
+campaign goes on. Golden trajectories are replayed before the first trial: an invalid
+task stops the campaign before it starts, loudly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import time
+import traceback
+import uuid
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import NamedTuple
+
+import statebox
+from statebox.agents import AgentFactory, TrialContext
+from statebox.domains import Domain
+from statebox.episode import Episode, Limits, TerminationReason
+from statebox.errors import ConfigError, GoldenReplayError, StateboxError
+from statebox.judge import Judge, Verdict, static_problems
+from statebox.records import (
+    ERRORS_FILE,
+    MANIFEST_FILE,
+    RESULTS_FILE,
+    AgentInfo,
+    ErrorRecord,
+    Manifest,
+    ResultsWriter,
+    Timings,
+    TrialRecord,
+    TrialStatus,
+    read_manifest,
+    read_results,
+    trial_id,
+    write_manifest,
+)
+from statebox.registry import Registry
+from statebox.runner._progress import NullProgress, ProgressSink
+from statebox.tasks import Task, WorldCache, bundle_hash
+from statebox.users import ScriptedUser
+
+__all__ = ["Campaign", "CampaignResult", "run_campaign"]
+
+
+class Campaign(NamedTuple):
+    """What to run."""
+
+    tasks: Sequence[Task]
+    """Tasks, in plan order."""
+    agents: Sequence[AgentFactory]
+    """Agent configurations."""
+    trials: int
+    """Trials per task and agent."""
+    out: Path
+    """Campaign directory."""
+    task_source: str = "tasks"
+    """Suite name or path, for the manifest."""
+    concurrency: int = 8
+    """Trials in flight at once."""
+    seed: int = 0
+    """Campaign seed (fault injection and any sampling)."""
+    limits: Limits = Limits()
+    """Per-episode limits."""
+    trial_timeout_s: float = 600.0
+    """Wall-clock limit of one trial in seconds."""
+    resume: bool = False
+    """Continue an existing campaign directory."""
+
+
+class CampaignResult(NamedTuple):
+    """What a run did."""
+
+    directory: Path
+    """Campaign directory."""
+    planned: int
+    """Trials in the plan."""
+    skipped: int
+    """Trials found done on resume."""
+    ran: int
+    """Trials run now."""
+    system_errors: int
+    """Trials run now that ended in a system error."""
+
+
+def _git_revision() -> str | None:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            cwd=Path(statebox.__file__).parent,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+def _manifest(c: Campaign, domains: dict[str, Domain]) -> Manifest:
+    return Manifest(
+        campaign_id=uuid.uuid4().hex[:12],
+        statebox_version=statebox.__version__,
+        git_revision=_git_revision(),
+        created_at=datetime.now(UTC),
+        task_source=c.task_source,
+        task_bundle_hash=bundle_hash(c.tasks),
+        task_ids=tuple(t.id for t in c.tasks),
+        agents=tuple(
+            AgentInfo(agent_id=a.agent_id, name=a.name, config=a.config) for a in c.agents
+        ),
+        trials=c.trials,
+        seed=c.seed,
+        settings={
+            "concurrency": c.concurrency,
+            "max_steps": c.limits.max_steps,
+            "max_turns": c.limits.max_turns,
+            "trial_timeout_s": c.trial_timeout_s,
+            "domains": sorted(domains),
+        },
+    )
+
+
+def _check_resumable(old: Manifest, new: Manifest, out: Path) -> None:
+    if old.task_bundle_hash != new.task_bundle_hash:
+        raise ConfigError(f"{out}: the tasks differ from the campaign's; use a new --out")
+    if {a.agent_id for a in old.agents} != {a.agent_id for a in new.agents}:
+        raise ConfigError(f"{out}: the agents differ from the campaign's; use a new --out")
+    if old.seed != new.seed:
+        raise ConfigError(f"{out}: seed {new.seed} differs from the campaign's {old.seed}")
+
+
+class _Runner:
+    writer: ResultsWriter
+
+    def __init__(
+        self, c: Campaign, domains: dict[str, Domain], manifest: Manifest, progress: ProgressSink
+    ) -> None:
+        self.c = c
+        self.domains = domains
+        self.manifest = manifest
+        self.progress = progress
+        self.worlds = WorldCache()
+        self.judges = {name: Judge(d, self.worlds) for name, d in domains.items()}
+        self.system_errors = 0
+
+    def preflight(self) -> None:
+        bad: list[str] = []
+        for t in self.c.tasks:
+            static = static_problems(self.domains[t.domain], t)
+            if static:
+                bad += [f"task {t.id}: {p}" for p in static]
+                continue
+            try:
+                self.judges[t.domain].golden_states(t)
+            except (GoldenReplayError, StateboxError) as exc:
+                bad.append(str(exc))
+        if bad:
+            raise ConfigError(
+                f"{len(bad)} invalid task(s); run `statebox tasks validate`:\n  " + "\n  ".join(bad)
+            )
+
+    async def run_trial(self, task: Task, agent: AgentFactory, trial: int) -> None:
+        domain = self.domains[task.domain]
+        key = trial_id(task.id, agent.agent_id, trial)
+        started = datetime.now(UTC)
+        t0 = time.perf_counter()
+        episode = Episode(
+            domain, task, ScriptedUser(task), worlds=self.worlds, limits=self.c.limits
+        )
+        verdict: Verdict | None = None
+        error: str | None = None
+        status = TrialStatus.SYSTEM_ERROR
+        termination = TerminationReason.SYSTEM_ERROR
+        t_episode = t_judge = 0.0
+        try:
+            mutating = frozenset(n for n, s in domain.tools.items() if s.mutates)
+            actor = agent(TrialContext(task, trial, self.c.seed, mutating))
+            obs = await episode.reset()
+            try:
+                async with asyncio.timeout(self.c.trial_timeout_s):
+                    while not obs.done:
+                        obs = await episode.step(await actor.act(obs))
+            except TimeoutError:
+                episode.stop(TerminationReason.TIMEOUT)
+            t_episode = time.perf_counter() - t0
+            outcome = episode.outcome()
+            termination = outcome.termination
+            verdict = await self.judges[task.domain].judge(task, outcome)
+            t_judge = time.perf_counter() - t0 - t_episode
+            status = TrialStatus.PASSED if verdict.passed else TrialStatus.FAILED
+        except Exception as exc:  # recorded as a system error with its traceback
+            status, verdict = TrialStatus.SYSTEM_ERROR, None
+            termination = TerminationReason.SYSTEM_ERROR
+            error = f"{type(exc).__name__}: {exc}"
+            self.system_errors += 1
+            self.writer.write_error(
+                ErrorRecord(
+                    trial_id=key,
+                    task_id=task.id,
+                    agent_id=agent.agent_id,
+                    trial=trial,
+                    type=type(exc).__name__,
+                    message=str(exc),
+                    traceback=traceback.format_exc(),
+                    at=datetime.now(UTC),
+                )
+            )
+        finally:
+            transcript = episode.transcript
+            episode.close()
+        record = TrialRecord(
+            trial_id=key,
+            campaign_id=self.manifest.campaign_id,
+            task_id=task.id,
+            domain=task.domain,
+            family=task.family,
+            split=task.split,
+            agent_id=agent.agent_id,
+            trial=trial,
+            status=status,
+            verdict=verdict,
+            termination=termination,
+            transcript=transcript,
+            started_at=started,
+            error=error,
+            timings=Timings(episode_s=t_episode, judge_s=t_judge, total_s=time.perf_counter() - t0),
+        )
+        self.writer.write(record)
+        self.progress.trial_done(record)
+
+
+async def run_campaign(
+    campaign: Campaign, registry: Registry, progress: ProgressSink | None = None
+) -> CampaignResult:
+    """Run (or resume) a campaign and write its directory.
+
+    Args:
+        campaign: What to run.
+        registry: Where the tasks' domains are found.
+        progress: Where progress goes.
+
+    Returns:
+        Counts of planned, skipped (resume), run and system-error trials.
+
+    Raises:
+        ConfigError: No tasks, trials < 1, concurrency < 1, an invalid task (golden
+            replay), a directory that already holds a campaign without ``resume``, or
+            a resume whose tasks, agents or seed differ.
+        DomainError: A task names an unknown domain.
+    """
+    c = campaign
+    progress = progress or NullProgress()
+    if not c.tasks:
+        raise ConfigError("no tasks to run")
+    if c.trials < 1 or c.concurrency < 1:
+        raise ConfigError("trials and concurrency must be at least 1")
+    if not c.agents:
+        raise ConfigError("no agent to run")
+    domains = {name: registry.domain(name) for name in sorted({t.domain for t in c.tasks})}
+    manifest = _manifest(c, domains)
+    done: set[str] = set()
+    if (c.out / MANIFEST_FILE).exists():
+        if not c.resume:
+            raise ConfigError(f"{c.out} already holds a campaign; pass --resume or a new --out")
+        old = read_manifest(c.out)
+        _check_resumable(old, manifest, c.out)
+        manifest = manifest.model_copy(
+            update={
+                "campaign_id": old.campaign_id,
+                "created_at": old.created_at,
+                "trials": max(old.trials, c.trials),
+            }
+        )
+        done = {r.trial_id for r in read_results(c.out)}
+    else:
+        leftovers = [
+            n
+            for n in (RESULTS_FILE, ERRORS_FILE)
+            if (c.out / n).exists() and (c.out / n).stat().st_size
+        ]
+        if leftovers:
+            raise ConfigError(
+                f"{c.out} holds {', '.join(leftovers)} but no manifest.json: not a campaign "
+                "statebox can resume; use a new --out"
+            )
+    plan = [(t, a, i) for t in c.tasks for a in c.agents for i in range(c.trials)]
+    todo = [p for p in plan if trial_id(p[0].id, p[1].agent_id, p[2]) not in done]
+    runner = _Runner(c, domains, manifest, progress)
+    runner.preflight()  # before anything is written: an invalid task leaves no directory
+    write_manifest(c.out, manifest)  # first: its presence is what marks a campaign
+    with ResultsWriter(c.out) as writer:
+        runner.writer = writer
+        progress.start(len(plan), len(plan) - len(todo))
+        queue = iter(todo)
+
+        async def worker() -> None:
+            for task, agent, i in queue:
+                await runner.run_trial(task, agent, i)
+
+        try:
+            async with asyncio.TaskGroup() as tg:
+                for _ in range(min(c.concurrency, len(todo)) or 0):
+                    tg.create_task(worker())
+        finally:
+            progress.finish()
+    return CampaignResult(c.out, len(plan), len(plan) - len(todo), len(todo), runner.system_errors)

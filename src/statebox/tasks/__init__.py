@@ -1,0 +1,27 @@
+"""Tasks: the `Task` model and its YAML loader."""
+
+from statebox.tasks._loader import bundle_hash, load_tasks, parse_tasks
+from statebox.tasks._model import (
+    Checks,
+    GoldenCall,
+    ResponseCheck,
+    SqlInvariant,
+    StatePatch,
+    Task,
+    UserSpec,
+)
+from statebox.tasks._worlds import WorldCache
+
+__all__ = [
+    "Checks",
+    "GoldenCall",
+    "ResponseCheck",
+    "SqlInvariant",
+    "StatePatch",
+    "Task",
+    "UserSpec",
+    "WorldCache",
+    "bundle_hash",
+    "load_tasks",
+    "parse_tasks",
+]

@@ -1,0 +1,73 @@
+"""Task worlds: the (domain, task) template built once and cloned per trial.
+
+The cache is an object owned by whoever runs trials (runner, server, validator); it
+holds no global state. A bad ``initial_state`` patch becomes a `TaskSpecError` naming
+the task and the table.
+"""
+
+from __future__ import annotations
+
+from statebox.domains import Domain
+from statebox.errors import TaskSpecError
+from statebox.tasks._model import Task
+from statebox.world import State, World, WorldTemplate
+
+__all__ = ["WorldCache"]
+
+
+class WorldCache:
+    """Builds each task's world template once and clones it per trial."""
+
+    def __init__(self) -> None:
+        # Keyed by (domain, task id) and checked against the task itself, so an edited
+        # task with the same id is rebuilt rather than served stale.
+        self._templates: dict[tuple[str, str], tuple[Task, WorldTemplate]] = {}
+        self._states: dict[tuple[str, str], tuple[Task, State]] = {}
+        self._base_states: dict[str, State] = {}
+
+    def template(self, domain: Domain, task: Task) -> WorldTemplate:
+        """The task's template: domain seed plus the task's initial-state patch.
+
+        Raises:
+            TaskSpecError: The patch names an unknown table or column, breaks a
+                constraint, or deletes a row that does not exist.
+            DomainError: The domain itself is invalid.
+        """
+        key = (domain.name, task.id)
+        cached = self._templates.get(key)
+        template = cached[1] if cached and (cached[0] is task or cached[0] == task) else None
+        if template is None:
+            base = domain.template()
+            patch = task.initial_state
+            if not patch.upsert and not patch.delete:
+                template = base
+            else:
+                try:
+                    template = base.patched(patch.upsert, patch.delete)
+                except ValueError as exc:
+                    raise TaskSpecError(str(exc), task_id=task.id, field="initial_state") from exc
+            self._templates[key] = (task, template)
+        return template
+
+    def clone(self, domain: Domain, task: Task) -> World:
+        """A fresh world for one trial of ``task`` (clock frozen at ``task.now``)."""
+        return self.template(domain, task).clone(task.now)
+
+    def initial_state(self, domain: Domain, task: Task) -> State:
+        """The task's initial canonical state (cached)."""
+        key = (domain.name, task.id)
+        cached = self._states.get(key)
+        state = cached[1] if cached and (cached[0] is task or cached[0] == task) else None
+        if state is None:
+            base = self._base_states.get(domain.name)
+            if base is None:
+                base = self._base_states[domain.name] = domain.template().state()
+            template = self.template(domain, task)
+            world = template.clone(task.now)
+            try:
+                # Read only what the task's patch changed; share the rest with the domain.
+                state = world.state(base, also=template.patched_tables)
+            finally:
+                world.close()
+            self._states[key] = (task, state)
+        return state

@@ -1,0 +1,19 @@
+"""Tools: typed functions over a world, their schemas, and the allowlisted dispatcher."""
+
+from statebox.tools._dispatch import Dispatcher, ToolCall, ToolFailure, ToolResult, tool_map
+from statebox.tools._errors import DispatchErrorKind, ToolError, ToolErrorKind
+from statebox.tools._spec import RESERVED_TOOL_NAMES, ToolSpec, tool
+
+__all__ = [
+    "RESERVED_TOOL_NAMES",
+    "DispatchErrorKind",
+    "Dispatcher",
+    "ToolCall",
+    "ToolError",
+    "ToolErrorKind",
+    "ToolFailure",
+    "ToolResult",
+    "ToolSpec",
+    "tool",
+    "tool_map",
+]

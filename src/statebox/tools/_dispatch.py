@@ -1,0 +1,165 @@
+"""Tool calls and results, and the allowlisted dispatcher that runs them on a world.
+
+The dispatcher is the only way a tool runs: it refuses names outside the allowlist
+(`not_allowed`) or unknown (`unknown_tool`), validates arguments (`invalid_arguments`),
+and runs the tool in one transaction. Every refusal is a `ToolResult` with an error
+for the agent and leaves the world untouched; only a bug in a tool escapes as an
+exception (the runner records it as a system error).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Collection, Iterable, Mapping
+from typing import Any
+
+from pydantic import ValidationError
+from pydantic_core import to_jsonable_python
+
+from statebox._model import Model
+from statebox.errors import DomainError
+from statebox.tools._errors import DispatchErrorKind, ToolError
+from statebox.tools._spec import ToolSpec
+from statebox.world import World
+
+__all__ = ["Dispatcher", "ToolCall", "ToolFailure", "ToolResult"]
+
+
+class ToolCall(Model):
+    """One tool call as an agent or a golden trajectory makes it."""
+
+    tool: str
+    """Tool name."""
+    args: dict[str, Any] = {}
+    """Arguments by name, sent verbatim (explicit nulls kept)."""
+    id: str = ""
+    """Call id chosen by the caller (LLM tool-call id); empty when none."""
+
+
+class ToolFailure(Model):
+    """Why a call was refused."""
+
+    kind: DispatchErrorKind
+    """Error kind."""
+    message: str
+    """Agent-facing explanation."""
+
+
+class ToolResult(Model):
+    """The outcome of one tool call."""
+
+    tool: str
+    """Tool name as called."""
+    call_id: str = ""
+    """The call's id."""
+    ok: bool
+    """True when the tool ran and committed."""
+    output: Any = None
+    """JSON-compatible return value when ``ok``."""
+    error: ToolFailure | None = None
+    """The refusal when not ``ok``."""
+    mutating: bool = False
+    """Whether the tool is declared mutating (False for unknown tools)."""
+    wrote: bool = False
+    """Whether the call changed the world."""
+
+
+def _error(call: ToolCall, kind: DispatchErrorKind, message: str, mutating: bool) -> ToolResult:
+    return ToolResult(
+        tool=call.tool,
+        call_id=call.id,
+        ok=False,
+        error=ToolFailure(kind=kind, message=message),
+        mutating=mutating,
+    )
+
+
+def _validation_message(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False):
+        loc = ".".join(str(x) for x in err["loc"]) or "(arguments)"
+        parts.append(f"{loc}: {err['msg']}")
+    return "; ".join(parts)
+
+
+class Dispatcher:
+    """Runs tool calls on one world, restricted to an allowlist.
+
+    Args:
+        world: The trial's world.
+        tools: Every tool of the domain, by name.
+        allowlist: Names the agent may call; None allows every domain tool.
+
+    Raises:
+        DomainError: When the allowlist names a tool the domain lacks.
+    """
+
+    def __init__(
+        self, world: World, tools: Mapping[str, ToolSpec], allowlist: Collection[str] | None = None
+    ) -> None:
+        unknown = sorted(set(allowlist or ()) - set(tools))
+        if unknown:
+            raise DomainError(f"allowlist names tools the domain lacks: {unknown}")
+        self.world = world
+        self._tools = dict(tools)
+        self._allowed = frozenset(tools if allowlist is None else allowlist)
+
+    def specs(self) -> list[ToolSpec]:
+        """The allowlisted tools, sorted by name (what an agent may see)."""
+        return [self._tools[n] for n in sorted(self._allowed)]
+
+    def call(self, call: ToolCall) -> ToolResult:
+        """Run one call in one transaction.
+
+        Returns:
+            A `ToolResult`; refusals (unknown, not allowed, bad arguments, `ToolError`,
+            a violated constraint) carry an error and leave the world unchanged.
+
+        Raises:
+            DomainError: A tool declared read-only wrote to the world (rolled back).
+            Exception: Any other exception from the tool is a bug and propagates.
+        """
+        spec = self._tools.get(call.tool)
+        if spec is None:
+            return _error(call, "unknown_tool", f"no tool named {call.tool!r}", False)
+        if call.tool not in self._allowed:
+            return _error(call, "not_allowed", f"tool {call.tool!r} is not available", False)
+        try:
+            args = spec.params.model_validate(call.args)
+        except ValidationError as exc:
+            return _error(call, "invalid_arguments", _validation_message(exc), spec.mutates)
+        kwargs = {name: getattr(args, name) for name in type(args).model_fields}
+        conn = self.world.conn
+        try:
+            with self.world.transaction() as tx:
+                before = conn.total_changes
+                out = spec.fn(tx, **kwargs)
+                if not spec.mutates and conn.total_changes != before:
+                    raise DomainError(f"tool {spec.name} is declared read-only but wrote")
+                output = to_jsonable_python(out)
+        except ToolError as exc:
+            return _error(call, exc.kind, exc.message, spec.mutates)
+        except sqlite3.IntegrityError as exc:
+            return _error(call, "invalid_state", f"constraint failed: {exc}", spec.mutates)
+        return ToolResult(
+            tool=call.tool,
+            call_id=call.id,
+            ok=True,
+            output=output,
+            mutating=spec.mutates,
+            wrote=tx.wrote,
+        )
+
+
+def tool_map(tools: Iterable[ToolSpec]) -> dict[str, ToolSpec]:
+    """Tools by name.
+
+    Raises:
+        DomainError: Two tools share a name.
+    """
+    out: dict[str, ToolSpec] = {}
+    for t in tools:
+        if t.name in out:
+            raise DomainError(f"two tools are named {t.name!r}")
+        out[t.name] = t
+    return out

@@ -1,0 +1,160 @@
+"""`@tool`: a typed, documented function becomes a tool with a JSON schema.
+
+The first parameter (the `WorldTx`) is hidden from the agent; the others become one
+pydantic model (``extra="forbid"``) built once at import, which gives both argument
+validation and the JSON Schema. A parameter without a type or without a line under
+``Args:``, a tool without a summary, or a reserved name fails at import, so a domain
+cannot ship a tool the agent cannot understand.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, Field, create_model
+
+from statebox.errors import DomainError
+
+__all__ = ["RESERVED_TOOL_NAMES", "ToolSpec", "tool"]
+
+RESERVED_TOOL_NAMES = frozenset(
+    {"reset", "step", "state", "snapshot", "effects", "verdict", "init", "teardown", "close"}
+)
+"""Lifecycle names no tool may take (they live on the control API only)."""
+
+_SECTION = re.compile(r"^(Args|Arguments|Returns|Raises|Example|Examples|Yields|Note):\s*$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a Google docstring into (description, {arg: description})."""
+    lines = doc.splitlines()
+    desc: list[str] = []
+    args: dict[str, str] = {}
+    section: str | None = None
+    current: str | None = None
+    for line in lines:
+        m = _SECTION.match(line.strip())
+        if m and not line.startswith((" ", "\t")):
+            section, current = m.group(1), None
+            continue
+        if section is None:
+            desc.append(line)
+        elif section in ("Args", "Arguments"):
+            am = re.match(r"^\s{2,}(\*{0,2}\w+)(?:\s*\(.*?\))?:\s*(.*)$", line)
+            if am and (current is None or len(line) - len(line.lstrip()) <= 4):
+                current = am.group(1)
+                args[current] = am.group(2).strip()
+            elif current and line.strip():
+                args[current] = (args[current] + " " + line.strip()).strip()
+    return "\n".join(desc).strip(), args
+
+
+class ToolSpec:
+    """A tool: name, agent-facing description, argument model, `mutates` flag, function.
+
+    Attributes:
+        name: Tool name (the function's name).
+        description: Agent-facing text (docstring without the ``Args:`` section).
+        mutates: Whether the tool may change state (golden replay, mutants and the
+            weak-evaluator flags read it; a tool declared read-only that writes is a
+            `DomainError` at call time).
+        params: Pydantic model of the arguments.
+        fn: The function; first parameter is the `WorldTx`.
+    """
+
+    __slots__ = ("_schema", "description", "fn", "mutates", "name", "params")
+
+    def __init__(
+        self,
+        name: str,
+        description: str,
+        mutates: bool,
+        params: type[BaseModel],
+        fn: Callable[..., Any],
+    ) -> None:
+        self.name = name
+        self.description = description
+        self.mutates = mutates
+        self.params = params
+        self.fn = fn
+        self._schema: dict[str, Any] | None = None
+
+    def input_schema(self) -> dict[str, Any]:
+        """JSON Schema of the arguments (``type: object``, ``additionalProperties: false``).
+
+        Built once and shared by every caller (episodes rebuild tool lists per trial):
+        treat it as read-only.
+        """
+        if self._schema is None:
+            self._schema = self._build_schema()
+        return self._schema
+
+    def _build_schema(self) -> dict[str, Any]:
+        schema = self.params.model_json_schema()
+        schema.pop("title", None)
+        for prop in schema.get("properties", {}).values():
+            prop.pop("title", None)
+        schema["additionalProperties"] = False
+        return schema
+
+    def __call__(self, tx: Any, **kwargs: Any) -> Any:
+        return self.fn(tx, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"ToolSpec({self.name!r}, mutates={self.mutates})"
+
+
+def tool(*, mutates: bool) -> Callable[[Callable[..., Any]], ToolSpec]:
+    """Declare a tool.
+
+    Args:
+        mutates: Whether the tool may change state. Required: no default.
+
+    Returns:
+        A decorator turning the function into a `ToolSpec`.
+
+    Raises:
+        DomainError: At import, for a reserved or underscore name, a missing summary,
+            a parameter without a type hint or without an ``Args:`` line.
+
+    Example:
+        >>> @tool(mutates=True)
+        ... def hold_ticket(tx, ticket_id: str) -> dict:
+        ...     '''Put a ticket on hold.
+        ...
+        ...     Args:
+        ...         ticket_id: Ticket id, such as "20".
+        ...     '''
+    """
+
+    def decorate(fn: Callable[..., Any]) -> ToolSpec:
+        name = fn.__name__
+        if name in RESERVED_TOOL_NAMES or name.startswith("_"):
+            raise DomainError(f"tool name {name!r} is reserved for lifecycle operations")
+        doc = inspect.getdoc(fn) or ""
+        description, arg_docs = _parse_docstring(doc)
+        if not description:
+            raise DomainError(f"tool {name}: add a docstring summary (it is agent-facing)")
+        hints = get_type_hints(fn, include_extras=True)
+        params = list(inspect.signature(fn).parameters.values())
+        if not params:
+            raise DomainError(f"tool {name}: the first parameter must be the world transaction")
+        fields: dict[str, Any] = {}
+        for p in params[1:]:
+            if p.name not in hints:
+                raise DomainError(f"tool {name}: parameter {p.name!r} needs a type hint")
+            if p.name not in arg_docs:
+                raise DomainError(f"tool {name}: document parameter {p.name!r} under Args:")
+            default = ... if p.default is inspect.Parameter.empty else p.default
+            fields[p.name] = (hints[p.name], Field(default, description=arg_docs[p.name]))
+        model = create_model(
+            f"{name}_args",
+            __config__=ConfigDict(extra="forbid"),
+            **fields,
+        )
+        return ToolSpec(name, description, mutates, model, fn)
+
+    return decorate

@@ -1,0 +1,5 @@
+"""Simulated users: the scripted user."""
+
+from statebox.users._scripted import ScriptedUser
+
+__all__ = ["ScriptedUser"]

@@ -1,0 +1,176 @@
+"""Canonical world state, its projection under a field policy, and effects between states.
+
+A `State` is an immutable canonical snapshot (see `_canonical`) plus each table's
+primary-key columns. `effects(a, b)` lists row-level inserts, updates and deletes,
+sorted by (table, primary key); with a field policy, excluded columns are dropped
+first, so `a.project(p).hash() == b.project(p).hash()` exactly when
+`effects(a, b, p)` is empty — both read the same projected form.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Literal
+
+from statebox._model import Model
+from statebox.world._canonical import RowKey, Scalar, Snapshot, key_sort, state_hash
+from statebox.world._field_policy import FieldPolicy
+
+__all__ = ["RowEffect", "State", "apply_effects", "effects"]
+
+
+class RowEffect(Model):
+    """One row's change between two states."""
+
+    table: str
+    """Table name."""
+    key: dict[str, Scalar]
+    """Primary-key column → value of the row."""
+    kind: Literal["insert", "update", "delete"]
+    """What happened to the row."""
+    before: dict[str, Scalar] | None = None
+    """The row before (None for an insert); for an update, only the changed columns."""
+    after: dict[str, Scalar] | None = None
+    """The row after (None for a delete); for an update, only the changed columns."""
+
+    @property
+    def changed(self) -> tuple[str, ...]:
+        """Columns this effect sets: all columns for insert/delete, changed ones for update."""
+        row = self.after if self.after is not None else self.before
+        return tuple(sorted(row or {}))
+
+
+class State:
+    """An immutable canonical snapshot of a world.
+
+    Args:
+        rows: table → primary key tuple → row (column → canonical value).
+        primary_keys: table → its primary-key column names, in key order.
+    """
+
+    __slots__ = ("_hash", "_projected", "base", "primary_keys", "rows")
+
+    def __init__(
+        self,
+        rows: Snapshot,
+        primary_keys: Mapping[str, tuple[str, ...]],
+        base: State | None = None,
+    ) -> None:
+        self.rows = rows
+        self.primary_keys = dict(primary_keys)
+        self.base = base
+        """A state this one shares unchanged tables with (the same dict objects), or None."""
+        self._hash: str | None = None
+        self._projected: tuple[FieldPolicy, State] | None = None
+
+    def project(self, policy: FieldPolicy | None) -> State:
+        """This state with the policy's excluded columns removed (self when nothing is).
+
+        Cached; tables shared with `base` stay shared after projection, so comparing two
+        states derived from one base skips their unchanged tables by identity.
+        """
+        if policy is None or not policy.excluded:
+            return self
+        if self._projected is not None and self._projected[0] is policy:
+            return self._projected[1]
+        base = self.base.project(policy) if self.base is not None else None
+        out: Snapshot = {}
+        for table, rows in self.rows.items():
+            if base is not None and self.base is not None and rows is self.base.rows.get(table):
+                out[table] = base.rows[table]
+                continue
+            drop = {e.column for e in policy.excluded if e.table == table}
+            if not drop:
+                out[table] = rows
+                continue
+            out[table] = {
+                k: {c: v for c, v in row.items() if c not in drop} for k, row in rows.items()
+            }
+        projected = State(out, self.primary_keys, base)
+        self._projected = (policy, projected)
+        return projected
+
+    def hash(self) -> str:
+        """Sha256 of the canonical form (64 hex chars); cached."""
+        if self._hash is None:
+            self._hash = state_hash(self.rows)
+        return self._hash
+
+    def row(self, table: str, key: RowKey) -> dict[str, Scalar] | None:
+        """One row by primary key, or None."""
+        return self.rows.get(table, {}).get(key)
+
+    def key_of(self, table: str, key: Mapping[str, Scalar]) -> RowKey:
+        """The key tuple of a key mapping, in primary-key order."""
+        return tuple(key[c] for c in self.primary_keys[table])
+
+    def __eq__(self, other: object) -> bool:
+        # An empty table and an absent one hold the same facts (hash agrees: see state_hash).
+        return isinstance(other, State) and {t: r for t, r in self.rows.items() if r} == {
+            t: r for t, r in other.rows.items() if r
+        }
+
+    def __hash__(self) -> int:
+        return hash(self.hash())
+
+
+def effects(a: State, b: State, policy: FieldPolicy | None = None) -> list[RowEffect]:
+    """Row-level effects that turn state ``a`` into state ``b``.
+
+    Args:
+        a: The earlier state.
+        b: The later state.
+        policy: When given, excluded columns are left out first (an update touching
+            only excluded columns is then no effect).
+
+    Returns:
+        List of `RowEffect` sorted by (table, primary key); empty exactly when the
+        (projected) states are equal.
+    """
+    pa, pb = a.project(policy), b.project(policy)
+    out: list[RowEffect] = []
+    for table in sorted(set(pa.rows) | set(pb.rows)):
+        ra, rb = pa.rows.get(table, {}), pb.rows.get(table, {})
+        if ra is rb:  # shared with a common base: unchanged
+            continue
+        pk = pa.primary_keys.get(table) or pb.primary_keys[table]
+        # Sort only the changed keys: most rows of a written table are untouched.
+        changed = [k for k in ra.keys() | rb.keys() if ra.get(k) != rb.get(k)]
+        for key in sorted(changed, key=key_sort):
+            key_map = dict(zip(pk, key, strict=True))
+            before, after = ra.get(key), rb.get(key)
+            if before is None and after is not None:
+                out.append(RowEffect(table=table, key=key_map, kind="insert", after=after))
+            elif after is None and before is not None:
+                out.append(RowEffect(table=table, key=key_map, kind="delete", before=before))
+            elif before is not None and after is not None and before != after:
+                cols = sorted(c for c in set(before) | set(after) if before.get(c) != after.get(c))
+                out.append(
+                    RowEffect(
+                        table=table,
+                        key=key_map,
+                        kind="update",
+                        before={c: before.get(c) for c in cols},
+                        after={c: after.get(c) for c in cols},
+                    )
+                )
+    return out
+
+
+def apply_effects(a: State, changes: Iterable[RowEffect]) -> State:
+    """Apply effects to a state (the inverse of `effects`: ``apply(a, effects(a, b)) == b``).
+
+    Raises:
+        KeyError: When an update or delete names a row that ``a`` lacks.
+    """
+    rows: Snapshot = {t: dict(r) for t, r in a.rows.items()}
+    for e in changes:
+        table = rows.setdefault(e.table, {})
+        key = tuple(e.key[c] for c in a.primary_keys[e.table])
+        if e.kind == "insert":
+            table[key] = dict(e.after or {})
+        elif e.kind == "delete":
+            del table[key]
+        else:
+            table[key] = {**table[key], **(e.after or {})}
+    return State(rows, a.primary_keys)

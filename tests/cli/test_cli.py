@@ -1,0 +1,325 @@
+"""The command line: validate, run, report, show, schema; exit codes and messages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fixtures.support import INVALID_TASKS, TOY_REF, TOY_TASKS
+from statebox.cli import app
+from statebox.records import read_results
+
+METRICS = ("pass_at_1", "pass_at_k", "pass_hat_k_unbiased", "pass_hat_k_plugin", "observed_k_of_k")
+TASK_FIXTURES = Path(__file__).resolve().parents[1] / "tasks" / "fixtures"
+
+
+def flat(text: str) -> str:
+    """Text with rich's line wrapping undone (stderr is 80 columns off a terminal)."""
+    return " ".join(text.split())
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    # Run from an empty folder: no statebox.toml, no STATEBOX_* settings leak in.
+    monkeypatch.chdir(tmp_path)
+    for name in ("STATEBOX_TRIALS", "STATEBOX_AGENT", "STATEBOX_SEED", "STATEBOX_CONCURRENCY"):
+        monkeypatch.delenv(name, raising=False)
+    return CliRunner()
+
+
+def run_campaign(
+    cli: CliRunner, out: Path, *extra: str, agents: tuple[str, ...] = ("oracle",)
+) -> None:
+    args = [
+        "run",
+        "--tasks",
+        str(TOY_TASKS),
+        "--domain",
+        TOY_REF,
+        "--out",
+        str(out),
+        "--trials",
+        "3",
+    ]
+    for a in agents:
+        args += ["--agent", a]
+    result = cli.invoke(app, [*args, *extra])
+    assert result.exit_code == 0, result.output
+
+
+# --- tasks validate / list -------------------------------------------------------------
+
+
+def test_validate_toy_tasks(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["tasks", "validate", str(TOY_TASKS), "--domain", TOY_REF, "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["tasks"] == 3 and data["invalid"] == 0
+    assert data["check_strength"] == 1.0
+    assert data["survived"] == 0 and data["excluded"] == 1
+    by_id = {r["task_id"]: r for r in data["results"]}
+    assert by_id["toy.freeze.note.001"]["excluded"] == 1
+    reasons = [m["reason"] for m in by_id["toy.freeze.note.001"]["mutants"] if m["reason"]]
+    assert reasons == ["free text; judged by rubric"]
+
+
+def test_validate_table_prints_strength_and_exclusions(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["tasks", "validate", str(TOY_TASKS), "--domain", TOY_REF])
+    assert result.exit_code == 0, result.output
+    assert "check strength over the suite: 100.0%" in result.stdout
+    assert "1 touched only excluded fields: free text; judged by rubric" in result.stdout
+
+
+def test_validate_failing_golden_exits_1(cli: CliRunner) -> None:
+    result = cli.invoke(
+        app, ["tasks", "validate", str(INVALID_TASKS), "--domain", TOY_REF, "--json"]
+    )
+    assert result.exit_code == 1
+    data = json.loads(result.stdout)
+    (bad,) = data["results"]
+    assert bad["task_id"] == "toy.transfer.overdraw.001" and bad["ok"] is False
+    assert "golden call 1 (transfer) failed" in bad["problems"][0]
+    assert "1 of 1 task(s) invalid" in flat(result.stderr)
+
+
+def test_validate_with_repo_relative_paths(cli: CliRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The documented invocation, from the repository root.
+    monkeypatch.chdir(Path(__file__).resolve().parents[2])
+    ref = "tests/fixtures/toy/__init__.py:DOMAIN"
+    bad = cli.invoke(app, ["tasks", "validate", "tests/fixtures/toy_invalid", "--domain", ref])
+    assert bad.exit_code == 1
+    good = cli.invoke(app, ["tasks", "validate", "tests/fixtures/toy/tasks", "--domain", ref])
+    assert good.exit_code == 0, good.output
+
+
+def test_validate_failing_golden_table_names_step_and_tool(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["tasks", "validate", str(INVALID_TASKS), "--domain", TOY_REF])
+    assert result.exit_code == 1
+    assert "golden call 1" in result.stdout and "(transfer)" in result.stdout
+
+
+def test_malformed_task_file_is_a_clean_error(cli: CliRunner) -> None:
+    path = TASK_FIXTURES / "bad_now.yaml"
+    result = cli.invoke(app, ["tasks", "validate", str(path), "--domain", TOY_REF])
+    assert result.exit_code == 1
+    assert "Traceback" not in result.output
+    err = flat(result.stderr)  # rich may wrap long lines
+    assert err.startswith("error: file ")
+    assert "bad_now.yaml, task toy.clock.naive.001, field now" in err
+
+
+def test_bad_domain_reference(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["tasks", "validate", str(TOY_TASKS), "--domain", "no_such_module:X"])
+    assert result.exit_code == 1
+    assert "domain reference 'no_such_module:X'" in flat(result.stderr)
+
+
+def test_tasks_list(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["tasks", "list", str(TOY_TASKS)])
+    assert result.exit_code == 0
+    for task_id in ("toy.transfer.basic.001", "toy.freeze.note.001", "toy.refuse.closed.001"):
+        assert task_id in result.stdout
+
+
+# --- run / report ----------------------------------------------------------------------
+
+
+def test_run_then_report_json_for_the_oracle(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "oracle"
+    run_campaign(cli, out, "--json")
+    assert len(read_results(out)) == 9
+    result = cli.invoke(app, ["report", str(out), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["tasks"] == 3 and data["trials"] == 9 and data["k"] == 3
+    for key in ("tasks", "trials", "overall", "by_domain"):
+        assert key in data
+    assert list(data["by_domain"]) == ["toy"]
+    for figures in (data["overall"], data["by_domain"]["toy"]):
+        for metric in METRICS:
+            assert figures[metric] == 1.0, metric
+    assert data["system_errors"] == 0
+    assert data["failures"]["failed_trials"] == 0
+    assert list(data["agents"]) == ["oracle"]
+
+
+def test_run_json_summary_and_k(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "skip"
+    args = ["run", "--tasks", str(TOY_TASKS), "--domain", TOY_REF, "--out", str(out)]
+    args += [
+        "--trials",
+        "2",
+        "--agent",
+        "fault:skip_write=1.0,wrong_value=0,extra_write=0,stop_early=0",
+        "--json",
+    ]
+    result = cli.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    # Two write tasks always fail, the read-only one always passes.
+    assert data["overall"]["pass_at_1"] == pytest.approx(1 / 3)
+    assert data["overall"]["observed_k_of_k"] == pytest.approx(1 / 3)
+    assert data["failures"]["signatures"] == {"no_state_change": 4}
+    assert data["failures"]["with_missing"] == 1.0
+    report = cli.invoke(app, ["report", str(out), "--format", "json", "--k", "1"])
+    assert json.loads(report.stdout)["k"] == 1
+    too_big = cli.invoke(app, ["report", str(out), "--k", "3"])
+    assert too_big.exit_code == 1
+    assert "error: domain 'toy': no task has at least k=3 trials" in flat(too_big.stderr)
+
+
+def test_report_of_two_agents_keeps_them_apart(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "two"
+    run_campaign(cli, out, agents=("oracle", "fault:skip_write=1.0"))
+    data = json.loads(cli.invoke(app, ["report", str(out), "--format", "json"]).stdout)
+    assert len(data["agents"]) == 2
+    assert "overall" not in data  # no single agent to lift to the top level
+    assert data["agents"]["oracle"]["overall"]["pass_at_1"] == 1.0
+    fault = next(v for k, v in data["agents"].items() if k.startswith("fault-"))
+    assert fault["overall"]["pass_at_1"] < 1.0
+
+
+def test_report_table_names_every_figure(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "table"
+    run_campaign(cli, out)
+    result = cli.invoke(app, ["report", str(out)])
+    assert result.exit_code == 0
+    for label in ("pass@1", "pass@3", "pass^3 (unbiased", "pass^3 (plug-in", "observed"):
+        assert label in result.stdout
+
+
+def test_run_into_an_existing_campaign_needs_resume(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "again"
+    run_campaign(cli, out)
+    result = cli.invoke(
+        app,
+        [
+            "run",
+            "--tasks",
+            str(TOY_TASKS),
+            "--domain",
+            TOY_REF,
+            "--out",
+            str(out),
+            "--agent",
+            "oracle",
+            "--trials",
+            "3",
+        ],
+    )
+    assert result.exit_code == 1
+    assert "already holds a campaign; pass --resume" in flat(result.stderr)
+    resumed = cli.invoke(
+        app,
+        [
+            "run",
+            "--tasks",
+            str(TOY_TASKS),
+            "--domain",
+            TOY_REF,
+            "--out",
+            str(out),
+            "--agent",
+            "oracle",
+            "--trials",
+            "3",
+            "--resume",
+        ],
+    )
+    assert resumed.exit_code == 0
+    assert "0 trials run, 9 resumed" in flat(resumed.stderr)
+
+
+def test_run_with_invalid_task_exits_1_and_writes_nothing(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "invalid"
+    args = ["run", "--tasks", str(TOY_TASKS), "--tasks", str(INVALID_TASKS), "--domain", TOY_REF]
+    result = cli.invoke(app, [*args, "--out", str(out), "--agent", "oracle"])
+    assert result.exit_code == 1
+    assert "invalid task" in flat(result.stderr)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--suite", "toy", "--tasks", "x.yaml"], "give --suite or --tasks"),
+        (["--resume"], "--resume needs --out"),
+        (["--agent", "gpt-9"], "unknown agent 'gpt-9'"),
+        (["--trials", "0"], "settings:"),
+    ],
+)
+def test_run_usage_errors(cli: CliRunner, args: list[str], message: str) -> None:
+    base = ["run", "--domain", TOY_REF]
+    if "--suite" not in args:
+        base += ["--tasks", str(TOY_TASKS)]
+    result = cli.invoke(app, [*base, *args])
+    assert result.exit_code == 1
+    assert message in flat(result.stderr)
+
+
+def test_report_of_an_empty_folder(cli: CliRunner, tmp_path: Path) -> None:
+    result = cli.invoke(app, ["report", str(tmp_path)])
+    assert result.exit_code == 1
+    assert "no trial records yet" in flat(result.stderr)
+
+
+# --- show ------------------------------------------------------------------------------
+
+
+def test_show_prints_transcript_and_effect_diff(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "show"
+    run_campaign(
+        cli, out, agents=("fault:skip_write=1.0,wrong_value=0,extra_write=0,stop_early=0",)
+    )
+    record = next(r for r in read_results(out) if r.task_id == "toy.transfer.basic.001")
+    result = cli.invoke(app, ["show", str(out), record.trial_id])
+    assert result.exit_code == 0, result.output
+    text = result.stdout
+    assert record.trial_id in text
+    assert "status: failed" in text and "signature: no_state_change" in text
+    assert "transcript" in text
+    assert "user: Please move 40 dollars from my account to Bo." in text
+    assert 'tool get_account({"account_id": "A1"})' in text
+    assert "agent (end): All done: your request has been handled." in text
+    assert "effects: golden vs actual" in text
+    assert "missing" in text and "transfers" in text
+    assert "golden effects: 3 rows; actual effects: 0 rows" in text
+    assert 'golden update accounts {"id": "A1"}: {"balance": 60}' in text
+
+
+def test_show_of_a_passing_trial(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "pass"
+    run_campaign(cli, out)
+    result = cli.invoke(app, ["show", str(out), "toy.freeze.note.001/oracle/0"])
+    assert result.exit_code == 0
+    assert "terminal state equals the golden state" in result.stdout
+    assert "tool set_status(" in result.stdout
+
+
+def test_show_unknown_trial_exits_1(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "unknown"
+    run_campaign(cli, out)
+    result = cli.invoke(app, ["show", str(out), "no-such-trial"])
+    assert result.exit_code == 1
+    assert "no trial 'no-such-trial'" in flat(result.stderr)
+    near = cli.invoke(app, ["show", str(out), "toy.freeze.note.001/oracle"])
+    assert near.exit_code == 1
+    assert "did you mean toy.freeze.note.001/oracle/0" in flat(near.stderr)
+
+
+# --- schema ----------------------------------------------------------------------------
+
+
+def test_schema(cli: CliRunner) -> None:
+    result = cli.invoke(app, ["schema", "task"])
+    assert result.exit_code == 0
+    schema = json.loads(result.stdout)
+    assert {"id", "domain", "now", "user", "golden", "checks"} <= set(schema["properties"])
+    results = json.loads(cli.invoke(app, ["schema", "results"]).stdout)
+    assert "trial_id" in results["properties"]
+    bad = cli.invoke(app, ["schema", "verdicts"])
+    assert bad.exit_code == 1
+    assert "unknown schema 'verdicts'" in flat(bad.stderr)

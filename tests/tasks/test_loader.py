@@ -1,0 +1,211 @@
+"""Task files: the model, the loader, and errors that name file, task id and field."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+import yaml
+
+from fixtures.support import TOY_TASKS
+from statebox.errors import TaskSpecError
+from statebox.tasks import StatePatch, Task, bundle_hash, load_tasks, parse_tasks
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+BASE = {
+    "id": "toy.basic.ok.001",
+    "domain": "toy",
+    "now": "2025-10-01T13:00:00+00:00",
+    "user": {"opening": "hi"},
+    "golden": [{"tool": "set_status", "args": {"account_id": "A1", "status": "frozen"}}],
+}
+
+
+def spec_error(path: Path) -> TaskSpecError:
+    with pytest.raises(TaskSpecError) as info:
+        load_tasks(path)
+    return info.value
+
+
+def test_toy_tasks_load_in_file_order() -> None:
+    tasks = load_tasks(TOY_TASKS)
+    assert [t.id for t in tasks] == [
+        "toy.transfer.basic.001",
+        "toy.freeze.note.001",
+        "toy.refuse.closed.001",
+    ]
+    transfer, freeze, refuse = tasks
+    assert transfer.family == "transfer"
+    assert transfer.now == datetime(2025, 10, 1, 13, 0, tzinfo=UTC)
+    assert transfer.split == "test"
+    assert transfer.tools is None
+    assert transfer.user.facts == {"account_id": "A1"}
+    assert transfer.user.script == ("Thanks.",)
+    assert transfer.checks.state == "golden"
+    assert transfer.checks.invariants[0].equals == 65
+    assert [c.tool for c in transfer.golden] == ["get_account", "transfer"]
+    assert freeze.initial_state == StatePatch(
+        upsert={"accounts": ({"id": "A2", "status": "active"},)}
+    )
+    assert refuse.read_only is True
+
+
+def test_a_single_file_and_several_roots() -> None:
+    one = load_tasks(TOY_TASKS / "toy.yaml")
+    assert len(one) == 3
+    with pytest.raises(TaskSpecError, match="duplicate task id"):
+        load_tasks([TOY_TASKS, TOY_TASKS / "toy.yaml"])
+
+
+def test_empty_file_is_skipped(tmp_path: Path) -> None:
+    (tmp_path / "empty.yaml").write_text("# nothing yet\n")
+    (tmp_path / "notes.txt").write_text("not a task")
+    (tmp_path / "one.yml").write_text(yaml.safe_dump(BASE))
+    assert [t.id for t in load_tasks(tmp_path)] == ["toy.basic.ok.001"]
+
+
+def test_missing_path(tmp_path: Path) -> None:
+    err = spec_error(tmp_path / "nope")
+    assert err.file == str(tmp_path / "nope")
+    assert "no such file or folder" in str(err)
+
+
+def test_initial_state_delete_shape() -> None:
+    t = Task.model_validate(
+        {
+            **BASE,
+            "initial_state": {
+                "accounts": [{"id": "A1", "balance": 5}],
+                "delete": {"notes": [{"id": "N-001"}]},
+            },
+        }
+    )
+    assert t.initial_state.upsert == {"accounts": ({"id": "A1", "balance": 5},)}
+    assert t.initial_state.delete == {"notes": ({"id": "N-001"},)}
+    only_delete = Task.model_validate(
+        {**BASE, "initial_state": {"delete": {"notes": [{"id": "N-001"}]}}}
+    )
+    assert only_delete.initial_state.upsert == {}
+    assert only_delete.initial_state.delete == {"notes": ({"id": "N-001"},)}
+
+
+def test_bundle_hash_is_order_free_and_content_sensitive() -> None:
+    tasks = load_tasks(TOY_TASKS)
+    h = bundle_hash(tasks)
+    assert len(h) == 64
+    assert bundle_hash(list(reversed(tasks))) == h
+    changed = tasks[0].model_copy(update={"description": "edited"})
+    assert bundle_hash([changed, *tasks[1:]]) != h
+    assert bundle_hash(load_tasks(TOY_TASKS)) == h
+
+
+# --- malformed files -------------------------------------------------------------------
+
+
+def test_now_without_timezone() -> None:
+    err = spec_error(FIXTURES / "bad_now.yaml")
+    assert err.file is not None and err.file.endswith("bad_now.yaml")
+    assert err.task_id == "toy.clock.naive.001"
+    assert err.field == "now"
+    assert "timezone" in err.reason
+    assert str(err).startswith(f"file {err.file}, task toy.clock.naive.001, field now: ")
+
+
+def test_unknown_key() -> None:
+    err = spec_error(FIXTURES / "unknown_key.yaml")
+    assert err.file is not None and err.file.endswith("unknown_key.yaml")
+    assert err.task_id == "toy.keys.unknown.001"
+    assert err.field == "expected_state"
+    assert "Extra inputs are not permitted" in err.reason
+
+
+def test_missing_user_opening_names_the_second_task() -> None:
+    err = spec_error(FIXTURES / "missing_opening.yaml")
+    assert err.file is not None and err.file.endswith("missing_opening.yaml")
+    assert err.task_id == "toy.user.silent.001"
+    assert err.field == "user.opening"
+    assert "Field required" in err.reason
+
+
+def test_golden_tool_outside_allowlist() -> None:
+    err = spec_error(FIXTURES / "golden_not_allowed.yaml")
+    assert err.file is not None and err.file.endswith("golden_not_allowed.yaml")
+    assert err.task_id == "toy.allowlist.narrow.001"
+    # A cross-field error still names a field (not the whole task), and the other one.
+    assert err.field == "golden"
+    assert "allowlist (tools)" in err.reason and "['transfer']" in err.reason
+
+
+def test_duplicate_ids_across_files_name_both() -> None:
+    err = spec_error(FIXTURES / "dup")
+    assert err.file is not None and err.file.endswith("b.yaml")
+    assert err.task_id == "toy.dup.same.001"
+    assert "duplicate task id" in err.reason
+    assert str(FIXTURES / "dup" / "a.yaml") in err.reason
+
+
+def test_invalid_yaml() -> None:
+    err = spec_error(FIXTURES / "invalid_yaml.yaml")
+    assert err.file is not None and err.file.endswith("invalid_yaml.yaml")
+    assert err.task_id is None
+    assert "cannot read YAML" in err.reason
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "fragment"),
+    [
+        ({"id": "Toy transfer"}, "id", "must look like"),
+        ({"id": "retail.x.001"}, "domain", "must start with the domain name 'toy'"),
+        ({"golden": []}, "golden", "declare read_only"),
+        ({"split": "dev"}, "split", "'test' or 'train'"),
+        ({"user": {"opening": "hi", "facts": {"a": [1]}}}, "user.facts.a", ""),
+        ({"golden": [{"tool": "x", "arguments": {}}]}, "golden[0].arguments", "Extra inputs"),
+        ({"checks": {"state": "exact"}}, "checks.state", "'golden' or 'none'"),
+        (
+            {"checks": {"invariants": [{"sql": "select 1"}]}},
+            "checks.invariants[0].equals",
+            "required",
+        ),
+    ],
+)
+def test_parse_errors_name_the_field(change: dict, field: str | None, fragment: str) -> None:
+    with pytest.raises(TaskSpecError) as info:
+        parse_tasks([{**BASE, **change}], file="inline.yaml")
+    err = info.value
+    assert err.file == "inline.yaml"
+    # A union's member name may trail the path (``user.facts.a.int``); the field leads it.
+    assert err.field == field or (field and err.field and err.field.startswith(field + "."))
+    assert fragment in err.reason
+    assert err.task_id == (change.get("id") or BASE["id"])
+
+
+def test_entry_that_is_not_a_mapping() -> None:
+    with pytest.raises(TaskSpecError, match="entry 1 is not a mapping") as info:
+        parse_tasks([BASE, "just text"], file="list.yaml")
+    assert info.value.file == "list.yaml"
+
+
+def test_task_without_readable_id_is_named_by_position() -> None:
+    with pytest.raises(TaskSpecError) as info:
+        parse_tasks([BASE, {k: v for k, v in BASE.items() if k != "id"}])
+    assert info.value.task_id == "#1"
+    assert info.value.field == "id"
+
+
+def test_tasks_are_frozen() -> None:
+    t = Task.model_validate(BASE)
+    with pytest.raises(ValueError):
+        t.id = "toy.other.001"  # type: ignore[misc]
+
+
+def test_union_member_tags_are_not_reported_as_fields(tmp_path: Path) -> None:
+    bad = tmp_path / "t.yaml"
+    bad.write_text(
+        "id: toy.x.1\ndomain: toy\nnow: '2025-10-01T13:00:00+00:00'\n"
+        "user: {opening: hi, facts: {a: [1, 2]}}\ngolden: [{tool: get_account}]\n"
+    )
+    with pytest.raises(TaskSpecError) as info:
+        load_tasks(bad)
+    assert info.value.field == "user.facts.a"
