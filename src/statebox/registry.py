@@ -63,6 +63,8 @@ def load_domain_ref(ref: str) -> Domain:
 
 
 def _fault(options: dict[str, Any]) -> AgentFactory:
+    if "model" in options:
+        raise ConfigError(f"fault agent option {options['model']!r}: use key=value")
     try:
         return FaultInjectionFactory(FaultRates(**options))
     except ValueError as exc:
@@ -165,16 +167,26 @@ class Registry:
         return tasks
 
     def agent(self, spec: str) -> AgentFactory:
-        """An agent factory from ``NAME`` or ``NAME:key=value,key=value``.
+        """An agent factory from a spec.
+
+        Forms: ``NAME``; ``NAME:key=value,key=value``; ``NAME:MODEL`` (options
+        ``{"model": MODEL}``, for model providers such as ``openai:gpt-4o``); a URL
+        ``http(s)://...`` (the ``http`` builder with ``{"url": URL}``).
 
         Raises:
             ConfigError: Unknown agent or bad options.
         """
-        name, _, rest = spec.partition(":")
+        options: dict[str, Any]
+        if spec.startswith(("http://", "https://")):
+            name, rest, options = "http", "", {"url": spec}
+        else:
+            name, _, rest = spec.partition(":")
+            options = {}
+            if rest and "=" not in rest:
+                options, rest = {"model": rest}, ""
         builder = self._agents.get(name)
         if builder is None:
             raise ConfigError(f"unknown agent {name!r}; known: {', '.join(sorted(self._agents))}")
-        options: dict[str, Any] = {}
         for part in filter(None, rest.split(",")):
             key, eq, value = part.partition("=")
             if not eq:

@@ -38,10 +38,13 @@ def _config_id(name: str, config: Mapping[str, Any]) -> str:
 class _Replay:
     """Plays a fixed list of calls, then ends."""
 
-    def __init__(self, name: str, config: dict[str, Any], plan: list[GoldenCall | None]) -> None:
+    def __init__(
+        self, name: str, config: dict[str, Any], plan: list[GoldenCall | None], final: str = ""
+    ) -> None:
         self.name = name
         self._config = config
         self._plan = plan  # None = end here
+        self._final = final or _FINAL
         self._i = 0
 
     @property
@@ -50,7 +53,7 @@ class _Replay:
 
     async def act(self, obs: Observation) -> Action:
         if self._i >= len(self._plan) or self._plan[self._i] is None:
-            return End(text=_FINAL)
+            return End(text=self._final)
         call = self._plan[self._i]
         assert call is not None  # narrowed above
         self._i += 1
@@ -74,7 +77,7 @@ class OracleFactory:
 
     def __call__(self, ctx: TrialContext) -> Agent:
         """An oracle for one trial."""
-        return _Replay(self.name, {}, list(ctx.task.golden))
+        return _Replay(self.name, {}, list(ctx.task.golden), ctx.task.reference_response)
 
 
 class FaultRates(Model):
@@ -125,7 +128,7 @@ class _FaultAgent(_Replay):
     """Builds its perturbed plan at the start observation (it needs the tool schemas)."""
 
     def __init__(self, config: dict[str, Any], ctx: TrialContext, rates: FaultRates) -> None:
-        super().__init__("fault", config, [])
+        super().__init__("fault", config, [], ctx.task.reference_response)
         self._ctx = ctx
         self._rates = rates
         self._planned = False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from statebox.episode import Action, Observation
+from statebox.episode import Action, Episode, Observation
 from statebox.tasks import Task
 
 __all__ = ["Agent", "AgentFactory", "TrialContext"]
@@ -21,6 +21,9 @@ class TrialContext(NamedTuple):
     """The campaign seed."""
     mutating_tools: frozenset[str] = frozenset()
     """Names of the domain's mutating tools (for privileged agents that perturb writes)."""
+    episode: Episode | None = None
+    """The trial's episode, before reset (for drivers that expose it elsewhere, such as
+    an outside agent reaching tools through a gateway); ordinary agents ignore it."""
 
 
 @runtime_checkable

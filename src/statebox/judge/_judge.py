@@ -73,15 +73,23 @@ class Judge:
     Args:
         domain: The domain.
         worlds: Template cache (share the campaign's).
-        rubric: Judge model for rubric questions; rubric checks error without one.
+        rubric: Judge model for rubric questions.
+        skip_rubric: With no ``rubric`` judge, mark rubric checks skipped (reported, not
+            gating) instead of errors (system_error). Ignored when ``rubric`` is given.
     """
 
     def __init__(
-        self, domain: Domain, worlds: WorldCache | None = None, rubric: RubricJudge | None = None
+        self,
+        domain: Domain,
+        worlds: WorldCache | None = None,
+        rubric: RubricJudge | None = None,
+        *,
+        skip_rubric: bool = False,
     ) -> None:
         self.domain = domain
         self.worlds = worlds or WorldCache()
         self.rubric = rubric
+        self.skip_rubric = skip_rubric
         self._golden: dict[str, tuple[Task, tuple[State, ...]]] = {}
 
     def replay(self, task: Task, calls: Iterable[GoldenCall], *, strict: bool = True) -> World:
@@ -201,8 +209,10 @@ class Judge:
                         name=name,
                         kind="rubric",
                         passed=False,
-                        error=True,
-                        detail=f"{q}: no rubric judge configured",
+                        error=not self.skip_rubric,
+                        skipped=self.skip_rubric,
+                        detail=f"{q}: no rubric judge configured"
+                        + (" (skipped)" if self.skip_rubric else ""),
                     )
                 )
                 continue

@@ -47,6 +47,9 @@ class CheckResult(Model):
     """Why it failed (or what was checked)."""
     error: bool = False
     """True when the check could not be evaluated (counts as failed; signature system_error)."""
+    skipped: bool = False
+    """True when the campaign chose not to evaluate it (a rubric with no judge model);
+    it then does not gate the verdict, and reports count it by name."""
 
 
 class WeakEvaluatorFlags(Model):
@@ -87,8 +90,8 @@ class Verdict(Model):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def passed(self) -> bool:
-        """True iff every check passed (a conjunction, no partial credit)."""
-        return all(c.passed for c in self.checks)
+        """True iff every evaluated check passed (a conjunction, no partial credit)."""
+        return all(c.passed for c in self.checks if not c.skipped)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

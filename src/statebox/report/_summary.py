@@ -104,6 +104,9 @@ def summarize(
             "excluding_system_errors": _figures(clean, k) if errors else main,
             "failures": _failures(recs),
             "cost_usd": sum(r.cost_usd for r in recs),
+            "trials_with_skipped_checks": sum(
+                1 for r in recs if r.verdict and any(c.skipped for c in r.verdict.checks)
+            ),
         }
     out: dict[str, Any] = {
         "agents": agents,

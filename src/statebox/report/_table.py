@@ -58,6 +58,11 @@ def _agent_tables(console: Console, agent_id: str, s: dict[str, Any]) -> None:
             f"{_fmt(f['with_missing'])} / {_fmt(f['with_wrong'])} / {_fmt(f['with_extra'])}; "
             f"a tool-call grader would have called {_fmt(f['tool_grader_fooled'])} of them done"
         )
+    if s.get("trials_with_skipped_checks"):
+        console.print(
+            f"[yellow]note:[/yellow] {s['trials_with_skipped_checks']} trials had rubric checks "
+            "that were not evaluated (no judge model configured); they did not gate the verdict"
+        )
     for w in s.get("warnings", []):
         console.print(f"[yellow]warning:[/yellow] {w}")
 

@@ -16,7 +16,7 @@ import subprocess
 import time
 import traceback
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import NamedTuple
@@ -24,9 +24,9 @@ from typing import NamedTuple
 import statebox
 from statebox.agents import AgentFactory, TrialContext
 from statebox.domains import Domain
-from statebox.episode import Episode, Limits, TerminationReason
+from statebox.episode import Episode, Limits, TerminationReason, UserSimulator
 from statebox.errors import ConfigError, GoldenReplayError, StateboxError
-from statebox.judge import Judge, Verdict, static_problems
+from statebox.judge import Judge, RubricJudge, Verdict, static_problems
 from statebox.records import (
     ERRORS_FILE,
     MANIFEST_FILE,
@@ -74,6 +74,14 @@ class Campaign(NamedTuple):
     """Wall-clock limit of one trial in seconds."""
     resume: bool = False
     """Continue an existing campaign directory."""
+    users: UserFactory | None = None
+    """Makes each trial's simulated user; None: the task's scripted user."""
+    rubric: RubricJudge | None = None
+    """Judge model for rubric checks; None: rubric checks are skipped and reported."""
+
+
+UserFactory = Callable[[Task, int], UserSimulator]
+"""Makes a simulated user for (task, trial index)."""
 
 
 class CampaignResult(NamedTuple):
@@ -150,7 +158,10 @@ class _Runner:
         self.manifest = manifest
         self.progress = progress
         self.worlds = WorldCache()
-        self.judges = {name: Judge(d, self.worlds) for name, d in domains.items()}
+        self.judges = {
+            name: Judge(d, self.worlds, c.rubric, skip_rubric=c.rubric is None)
+            for name, d in domains.items()
+        }
         self.system_errors = 0
 
     def preflight(self) -> None:
@@ -174,9 +185,8 @@ class _Runner:
         key = trial_id(task.id, agent.agent_id, trial)
         started = datetime.now(UTC)
         t0 = time.perf_counter()
-        episode = Episode(
-            domain, task, ScriptedUser(task), worlds=self.worlds, limits=self.c.limits
-        )
+        user = self.c.users(task, trial) if self.c.users else ScriptedUser(task)
+        episode = Episode(domain, task, user, worlds=self.worlds, limits=self.c.limits)
         verdict: Verdict | None = None
         error: str | None = None
         status = TrialStatus.SYSTEM_ERROR
@@ -184,7 +194,7 @@ class _Runner:
         t_episode = t_judge = 0.0
         try:
             mutating = frozenset(n for n, s in domain.tools.items() if s.mutates)
-            actor = agent(TrialContext(task, trial, self.c.seed, mutating))
+            actor = agent(TrialContext(task, trial, self.c.seed, mutating, episode))
             obs = await episode.reset()
             try:
                 async with asyncio.timeout(self.c.trial_timeout_s):

@@ -128,6 +128,9 @@ class Task(Model):
     """The reference trajectory; replayed on a fresh world it yields the golden state."""
     checks: Checks = Checks()
     """The checks; by default the terminal state must equal the golden state."""
+    reference_response: str = ""
+    """A final reply that satisfies the response checks (the oracle says it; never shown
+    to an agent under evaluation)."""
     tags: tuple[str, ...] = Field(default=())
     """Free labels (``user-fact``, ``refusal``...)."""
 
