@@ -151,6 +151,7 @@ def build(tasks: TaskSet) -> None:
             golden=[
                 *ident(c, o),
                 call("get_shipment_tracking", order_id=o),
+                call("list_customer_tickets", customer_id=c),
                 call("hold_ticket", ticket_id=tid, reason="carrier"),
             ],
             invariants=[
@@ -248,6 +249,7 @@ def build(tasks: TaskSet) -> None:
             *ident(c, o),
             call("get_shipment_tracking", order_id=o),
             call("issue_refund", order_id=o, amount=total, reason="lost_package"),
+            call("list_customer_tickets", customer_id=c),
             call("update_ticket", ticket_id="12", status="solved"),
         ],
         invariants=[
@@ -280,6 +282,7 @@ def build(tasks: TaskSet) -> None:
             call("get_shipment_tracking", order_id=o),
             *(call("check_inventory", product_id=i["product_id"]) for i in ITEMS[o]),
             call("reship_order", order_id=o, reason="lost_package"),
+            call("list_customer_tickets", customer_id=c),
             call("update_ticket", ticket_id="23", status="solved"),
         ],
         invariants=[no_refund(o)],

@@ -57,7 +57,10 @@ def build(tasks: TaskSet) -> None:
         if not over:
             golden.append(call("issue_refund", order_id=o, amount=amount, reason="damaged_item"))
             if tk:
-                golden.append(call("update_ticket", ticket_id=tk[0], status="solved"))
+                golden += [
+                    call("list_customer_tickets", customer_id=c),
+                    call("update_ticket", ticket_id=tk[0], status="solved"),
+                ]
             invariants = [
                 inv(f"select sum(amount) from refunds where order_id = '{o}'", amount, "20% refund")
             ]

@@ -98,7 +98,11 @@ def build(tasks: TaskSet) -> None:
         goal="Get the cracked screen fixed for free",
         script=[who(c, o), "It's the Nimbus Tablet.", "Okay."],
         patch={"warranties": [{"id": w["id"], "plan": "standard"}]},
-        golden=[*ident(c, o), call("get_warranty", warranty_id=w["id"])],
+        golden=[
+            *ident(c, o),
+            call("list_customer_warranties", customer_id=c),
+            call("get_warranty", warranty_id=w["id"]),
+        ],
         invariants=[inv("select count(*) from warranty_claims", 0, "no claim filed")],
         read_only=True,
     )
@@ -116,7 +120,11 @@ def build(tasks: TaskSet) -> None:
         for row in patch["warranties"]:
             row.update(plan="standard", starts_on=start.isoformat())
             row["expires_on"] = day(expired_days).isoformat()
-        golden = [*ident(c, o), call("get_warranty", warranty_id=w["id"])]
+        golden = [
+            *ident(c, o),
+            call("list_customer_warranties", customer_id=c),
+            call("get_warranty", warranty_id=w["id"]),
+        ]
         invariants = [inv("select count(*) from warranty_claims", 0, "no claim filed")]
         if expired_days <= 14:
             golden += [

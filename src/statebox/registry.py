@@ -14,14 +14,24 @@ import sys
 from collections.abc import Callable, Iterable
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from statebox.agents import AgentFactory, FaultInjectionFactory, FaultRates, OracleFactory
 from statebox.domains import Domain
 from statebox.errors import ConfigError, DomainError
 from statebox.tasks import Task, load_tasks
 
-__all__ = ["ENTRY_POINT_GROUP", "Registry", "default_registry", "load_domain_ref"]
+if TYPE_CHECKING:
+    from statebox.llm import ModelSetup, Provider
+    from statebox.settings import Settings
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "Registry",
+    "default_registry",
+    "load_domain_ref",
+    "model_agent_builder",
+]
 
 ENTRY_POINT_GROUP = "statebox.domains"
 """Entry-point group of domains."""
@@ -55,8 +65,10 @@ def load_domain_ref(ref: str) -> Domain:
         else:
             module = importlib.import_module(target)
         value = getattr(module, attr)
-    except (ImportError, AttributeError, OSError) as exc:
-        raise DomainError(f"domain reference {ref!r}: {exc}") from exc
+    except DomainError:
+        raise
+    except Exception as exc:  # a broken user module (SyntaxError, ValueError...) is named
+        raise DomainError(f"domain reference {ref!r}: {type(exc).__name__}: {exc}") from exc
     if not isinstance(value, Domain):
         raise DomainError(f"domain reference {ref!r} is a {type(value).__name__}, not a Domain")
     return value
@@ -75,6 +87,48 @@ def _oracle(options: dict[str, Any]) -> AgentFactory:
     if options:
         raise ConfigError(f"the oracle takes no options, got {sorted(options)}")
     return OracleFactory()
+
+
+def model_agent_builder(provider: Provider, models: Callable[[], ModelSetup]) -> AgentBuilder:
+    """The builder of ``openai:MODEL`` / ``anthropic:MODEL`` agents.
+
+    Args:
+        provider: The SDK family.
+        models: Gives the run's `ModelSetup` (called on the first build).
+
+    Returns:
+        A builder taking ``{"model": MODEL}``.
+    """
+
+    def build(options: dict[str, Any]) -> AgentFactory:
+        from statebox.agents import LLMAgentFactory
+
+        extra = sorted(set(options) - {"model"})
+        if extra:
+            raise ConfigError(f"{provider} agent: unknown options {extra}; use {provider}:MODEL")
+        setup = models()
+        model = options.get("model")
+        config = setup.config("agent", f"{provider}:{model}" if model else None)
+        if config.provider != provider:
+            raise ConfigError(f"the models file's agent is {config.label}, not {provider}")
+        return LLMAgentFactory(
+            setup.hub,
+            config,
+            think=setup.settings.think,
+            max_tool_calls=setup.settings.max_tool_calls,
+        )
+
+    return build
+
+
+def _http(options: dict[str, Any]) -> AgentFactory:
+    """A bring-your-own agent at ``options["url"]`` (imports the serve extra lazily)."""
+    from statebox.serve import HttpAgentFactory
+
+    extra = sorted(set(options) - {"url", "timeout_s"})
+    if extra or "url" not in options:
+        raise ConfigError(f"http agent: give a URL (http://HOST/PATH); unknown options {extra}")
+    return HttpAgentFactory(str(options["url"]), float(options.get("timeout_s", 300.0)))
 
 
 class Registry:
@@ -198,6 +252,29 @@ class Registry:
         return builder(options)
 
 
-def default_registry() -> Registry:
-    """A registry with the installed domains (entry points, loaded on first use)."""
-    return Registry(load_entry_points=True)
+def default_registry(
+    settings: Settings | None = None, models: ModelSetup | None = None
+) -> Registry:
+    """A registry with the installed domains (entry points, loaded on first use).
+
+    Args:
+        settings: Settings the ``openai`` and ``anthropic`` agent builders close over
+            (None: `Settings()` when one is first built).
+        models: The run's `ModelSetup`, shared with its user and judge (None: one is
+            made from ``settings`` on first use).
+    """
+    registry = Registry(load_entry_points=True)
+    made: list[ModelSetup] = [models] if models is not None else []
+
+    def setup() -> ModelSetup:
+        if not made:
+            from statebox.llm import ModelSetup
+            from statebox.settings import Settings
+
+            made.append(ModelSetup(settings if settings is not None else Settings()))
+        return made[0]
+
+    registry.register_agent("openai", model_agent_builder("openai", setup))
+    registry.register_agent("anthropic", model_agent_builder("anthropic", setup))
+    registry.register_agent("http", _http)
+    return registry

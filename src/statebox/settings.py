@@ -1,15 +1,17 @@
 """`Settings`: flags > ``STATEBOX_*`` environment > ``statebox.toml`` > defaults.
 
-Only this module reads the environment. Nothing here is a secret yet; when API keys
-arrive they are `SecretStr` and `redacted()` hides them.
+Only this module reads the environment. API keys are never settings: `Settings.secret`
+reads one, as a `SecretStr`, from the variable a model config names, when a client
+needs it — so no key can reach the manifest through `redacted()`.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -47,6 +49,38 @@ class Settings(BaseSettings):
     """Wall-clock limit of one trial in seconds."""
     max_steps: int = Field(200, ge=1)
     """Actions per episode."""
+    max_turns: int = Field(30, ge=1)
+    """Agent messages to the user per episode."""
+    user: str | None = None
+    """Simulated user: ``scripted``, ``human``, ``openai:MODEL`` or ``anthropic:MODEL``
+    (None: the models file's user model if it has one, else ``scripted``)."""
+    judge: str | None = None
+    """Rubric judge model (``openai:MODEL`` or ``anthropic:MODEL``; None: the models
+    file's judge if it has one, else rubric checks are skipped and reported)."""
+    agent_base_url: str | None = None
+    """Base URL of the agent's model endpoint (OpenAI-compatible: ending in ``/v1``)."""
+    user_base_url: str | None = None
+    """Base URL of the simulated user's model endpoint."""
+    judge_base_url: str | None = None
+    """Base URL of the rubric judge's model endpoint."""
+    models_file: Path | None = None
+    """Models file (YAML): model, parameters and key variable per role, retry policy."""
+    pricing_file: Path | None = None
+    """Pricing file (YAML): USD per million input, cached-input and output tokens."""
+    think: bool = False
+    """Give LLM agents the ``think`` tool and its guidance."""
+    max_tool_calls: int = Field(100, ge=1)
+    """Tool calls per trial by an LLM agent before the trial ends (``max_tool_calls``)."""
+    user_max_follow_ups: int = Field(10, ge=0)
+    """Replies of an LLM user before it ends the conversation."""
+    model_max_attempts: int | None = Field(None, ge=1)
+    """Attempts per model call (None: the models file's, else 6)."""
+    model_retry_wait_s: float | None = Field(None, ge=0)
+    """First retry wait in seconds (None: the models file's, else 1)."""
+    model_retry_max_wait_s: float | None = Field(None, ge=0)
+    """Longest retry wait in seconds (None: the models file's, else 60)."""
+    model_timeout_s: float | None = Field(None, gt=0)
+    """Per-request timeout of every role in seconds (None: the models file's, else 120)."""
 
     @classmethod
     def settings_customise_sources(
@@ -59,6 +93,22 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Flags (init) > environment > statebox.toml."""
         return (init_settings, env_settings, TomlConfigSettingsSource(settings_cls))
+
+    @staticmethod
+    def secret(env_var: str) -> SecretStr | None:
+        """An API key from the environment variable a model config names.
+
+        Keys are read here, on demand, and never stored in `Settings`: they cannot
+        reach a manifest, a results file or a log through `redacted()`.
+
+        Args:
+            env_var: The variable's name, e.g. ``OPENAI_API_KEY``.
+
+        Returns:
+            The key, or None when the variable is unset or empty.
+        """
+        value = os.environ.get(env_var)
+        return SecretStr(value) if value else None
 
     def redacted(self) -> dict[str, Any]:
         """The settings as JSON data with secrets hidden (for manifests and --dry-run)."""

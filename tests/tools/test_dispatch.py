@@ -216,3 +216,17 @@ def test_specs_are_sorted_allowlisted_tools(world: World) -> None:
 def test_tool_map_rejects_duplicate_names() -> None:
     with pytest.raises(DomainError, match="two tools are named 'transfer'"):
         tool_map([*TOOLS, TOOLS[-1]])
+
+
+@pytest.mark.parametrize(
+    "amount",
+    [True, "12.5", float("nan"), float("inf")],
+)
+def test_arguments_are_validated_strictly_as_json(world: World, amount: object) -> None:
+    before = world.state().hash()
+    result = Dispatcher(world, tool_map(TOOLS)).call(
+        ToolCall(tool="transfer", args={"src": "A1", "dst": "A2", "amount": amount})
+    )
+    assert not result.ok
+    assert result.error is not None and result.error.kind == "invalid_arguments"
+    assert world.state().hash() == before

@@ -3,7 +3,14 @@
 Commands import their machinery lazily so ``statebox --help`` stays fast.
 """
 
-from statebox.cli import _commands, _tasks  # noqa: F401  (registers the commands)
+import statebox.cli._compare  # noqa: F401  (registers `compare`)
+from statebox.cli import (  # noqa: F401  (registers the commands)
+    _card,
+    _commands,
+    _play,
+    _serve,
+    _tasks,
+)
 from statebox.cli._app import app, main
 
 __all__ = ["app", "main"]

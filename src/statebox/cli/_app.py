@@ -7,12 +7,14 @@ Data goes to stdout; progress and diagnostics go to stderr.
 from __future__ import annotations
 
 import sys
+import warnings
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from statebox.errors import StateboxError
 
@@ -29,7 +31,15 @@ tasks_app = typer.Typer(help="Inspect and validate tasks.", no_args_is_help=True
 app.add_typer(tasks_app, name="tasks")
 
 # Off a terminal rich wraps at 80 columns, splitting messages that tools grep for.
-err_console = Console(stderr=True, width=None if sys.stderr.isatty() else 200)
+# Data (task ids, agent text, paths) is printed, never interpreted: no markup, no emoji
+# codes (an agent's "[/INST]" or a path with ":100:" must come out as written).
+err_console = Console(
+    stderr=True,
+    markup=False,
+    emoji=False,
+    highlight=False,
+    width=None if sys.stderr.isatty() else 200,
+)
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -39,9 +49,15 @@ def handled(fn: F) -> F:
     @wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("default")
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    for w in caught:
+                        err_console.print(f"warning: {w.message}", style="yellow")
         except StateboxError as exc:
-            err_console.print(f"[red]error:[/red] {exc}", markup=True, highlight=False)
+            err_console.print(Text.assemble(("error:", "red"), f" {exc}"))
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
             err_console.print("interrupted; resume with --resume")

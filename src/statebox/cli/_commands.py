@@ -8,7 +8,7 @@ import sys
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, NamedTuple
 
 import typer
 from rich.console import Console
@@ -17,7 +17,9 @@ from statebox.cli._app import app, err_console, handled
 from statebox.errors import ConfigError, StateboxError
 
 # Off a terminal rich assumes 80 columns, which folds task ids; logs can be wider.
-out_console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+out_console = Console(
+    markup=False, emoji=False, highlight=False, width=None if sys.stdout.isatty() else 160
+)
 
 
 class Format(StrEnum):
@@ -25,26 +27,52 @@ class Format(StrEnum):
 
     table = "table"
     json = "json"
+    html = "html"
 
 
-def _registry(domain_refs: list[str] | None) -> Any:
+def _registry(domain_refs: list[str] | None, settings: Any = None, models: Any = None) -> Any:
     from statebox.registry import default_registry, load_domain_ref
 
-    registry = default_registry()
+    registry = default_registry(settings, models)
     for ref in domain_refs or []:
         registry.register_domain(load_domain_ref(ref))
     return registry
 
 
-def _summary(directory: Path, k: int | None, registry: Any) -> dict[str, Any]:
-    from statebox.records import read_results
-    from statebox.report import summarize
+def _campaign_rows(directories: Path | list[Path]) -> list[Any]:
+    from statebox.records import read_trial_rows
+    from statebox.report import CampaignRows
 
-    records = read_results(directory)
-    if not records:
-        raise ConfigError(f"{directory}: no trial records yet")
+    dirs = [directories] if isinstance(directories, Path) else list(directories)
+    names = [d.resolve().name or str(d) for d in dirs]
+    campaigns = []
+    for d, name in zip(dirs, names, strict=True):
+        if not d.is_dir():
+            raise ConfigError(f"{d}: no such campaign directory")
+        rows = read_trial_rows(d)
+        if not rows:
+            raise ConfigError(f"{d}: no trial records yet")
+        # Two directories with one name are told apart by their full path.
+        label = name if names.count(name) == 1 else str(d)
+        campaigns.append(CampaignRows(label, d, rows))
+    return campaigns
+
+
+def _summary(
+    directory: Path | list[Path],
+    k: int | None,
+    registry: Any,
+    *,
+    seed: int = 0,
+    resamples: int = 2000,
+    campaigns: list[Any] | None = None,
+) -> dict[str, Any]:
+    from statebox.metrics import BootstrapSpec
+    from statebox.report import summarize_campaigns
+
+    campaigns = campaigns if campaigns is not None else _campaign_rows(directory)
     excluded = []
-    for name in sorted({r.domain for r in records}):
+    for name in sorted({r.domain for c in campaigns for r in c.rows}):
         try:
             excluded += list(registry.domain(name).field_policy.excluded)
         except StateboxError:
@@ -52,7 +80,12 @@ def _summary(directory: Path, k: int | None, registry: Any) -> dict[str, Any]:
                 f"note: domain {name!r} is not installed; its field policy is unknown"
             )
     try:
-        return summarize(records, k=k, excluded_fields=excluded)
+        return summarize_campaigns(
+            campaigns,
+            k=k,
+            excluded_fields=excluded,
+            spec=BootstrapSpec(resamples=resamples, seed=seed),
+        )
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
 
@@ -68,12 +101,42 @@ def run(
     ] = None,
     agent: Annotated[
         list[str] | None,
-        typer.Option(help="Agent: oracle, fault, or fault:skip_write=0.2,... (repeatable)."),
+        typer.Option(
+            help="Agent: oracle, fault, fault:skip_write=0.2,..., openai:MODEL or "
+            "anthropic:MODEL (repeatable)."
+        ),
     ] = None,
-    trials: Annotated[int | None, typer.Option(help="Trials per task and agent.")] = None,
-    concurrency: Annotated[int | None, typer.Option(help="Trials in flight at once.")] = None,
+    user: Annotated[
+        str | None,
+        typer.Option(help="Simulated user: scripted, human, openai:MODEL or anthropic:MODEL."),
+    ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(help="Rubric judge model: openai:MODEL or anthropic:MODEL."),
+    ] = None,
+    agent_base_url: Annotated[
+        str | None, typer.Option(help="Agent model endpoint, e.g. http://localhost:8000/v1.")
+    ] = None,
+    user_base_url: Annotated[str | None, typer.Option(help="User model endpoint.")] = None,
+    judge_base_url: Annotated[str | None, typer.Option(help="Judge model endpoint.")] = None,
+    models: Annotated[
+        Path | None, typer.Option(help="Models file (YAML): model and parameters per role.")
+    ] = None,
+    pricing: Annotated[
+        Path | None, typer.Option(help="Pricing file (YAML): USD per million tokens.")
+    ] = None,
+    think: Annotated[
+        bool | None, typer.Option("--think/--no-think", help="Give LLM agents a think tool.")
+    ] = None,
+    trials: Annotated[int | None, typer.Option(min=1, help="Trials per task and agent.")] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Trials in flight at once.")
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Campaign directory.")] = None,
     resume: Annotated[bool, typer.Option(help="Continue the campaign in --out.")] = False,
+    retry_errors: Annotated[
+        bool, typer.Option(help="With --resume: re-run the trials that ended in system errors.")
+    ] = False,
     seed: Annotated[int | None, typer.Option(help="Campaign seed.")] = None,
     domain: Annotated[
         list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
@@ -86,11 +149,30 @@ def run(
     from statebox.settings import Settings
     from statebox.tasks import load_tasks
 
+    if resume:
+        if out is None:
+            raise ConfigError("--resume needs --out DIR")
+        # A resume continues the campaign as planned: what the flags leave out comes from
+        # its manifest, never from defaults (5 trials would silently shrink a 20-trial plan).
+        planned = _planned(out)
+        trials = trials if trials is not None else planned.trials
+        seed = seed if seed is not None else planned.seed
+        if suite is None and not tasks:
+            suite, tasks = planned.suite, planned.tasks
+        agent = agent or planned.agents
     flags: dict[str, Any] = {
         "suite": suite,
         "trials": trials,
         "concurrency": concurrency,
         "seed": seed,
+        "user": user,
+        "judge": judge,
+        "agent_base_url": agent_base_url,
+        "user_base_url": user_base_url,
+        "judge_base_url": judge_base_url,
+        "models_file": models,
+        "pricing_file": pricing,
+        "think": think,
     }
     try:
         settings = Settings.model_validate({k: v for k, v in flags.items() if v is not None})
@@ -98,13 +180,14 @@ def run(
         raise ConfigError(f"settings: {exc}") from exc
     if suite is not None and tasks:
         raise ConfigError("give --suite or --tasks, not both")
-    registry = _registry(domain)
+    from statebox.cli._models import run_models
+
+    roles = run_models(settings, agent or [settings.agent])
+    registry = _registry(domain, settings, roles.setup)
     task_list = load_tasks(tasks) if tasks else registry.suite(settings.suite)
     source = ", ".join(str(p) for p in tasks) if tasks else f"suite:{settings.suite}"
     agents = [registry.agent(a) for a in (agent or [settings.agent])]
     if out is None:
-        if resume:
-            raise ConfigError("--resume needs --out DIR")
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         label = settings.suite if not tasks else "tasks"
         out = settings.runs_dir / f"{label}-{agents[0].agent_id}-{stamp}"
@@ -116,13 +199,24 @@ def run(
         task_source=source,
         concurrency=settings.concurrency,
         seed=settings.seed,
-        limits=Limits(max_steps=settings.max_steps),
+        limits=Limits(max_steps=settings.max_steps, max_turns=settings.max_turns),
         trial_timeout_s=settings.trial_timeout_s,
         resume=resume,
+        users=roles.users,
+        rubric=roles.rubric,
+        retry_errors=retry_errors,
+        models=roles.labels,
+        agent_specs=tuple(agent or [settings.agent]),
     )
     from statebox.cli._progress import make_progress
 
-    result = asyncio.run(run_campaign(campaign, registry, make_progress(err_console)))
+    async def go() -> Any:
+        try:
+            return await run_campaign(campaign, registry, make_progress(err_console))
+        finally:
+            await roles.setup.aclose()
+
+    result = asyncio.run(go())
     err_console.print(
         f"campaign {result.directory}: {result.ran} trials run, {result.skipped} resumed, "
         f"{result.system_errors} system errors",
@@ -137,21 +231,73 @@ def run(
         print_summary(summary, out_console)
 
 
+class _Planned(NamedTuple):
+    trials: int
+    seed: int
+    suite: str | None
+    tasks: list[Path] | None
+    agents: list[str] | None
+
+
+def _planned(out: Path) -> _Planned:
+    """What a campaign directory's manifest planned (for ``run --resume``)."""
+    from statebox.records import read_manifest
+
+    if not out.is_dir():
+        raise ConfigError(f"{out}: no such campaign directory to resume")
+    m = read_manifest(out)
+    source = m.task_source
+    suite = source.removeprefix("suite:") if source.startswith("suite:") else None
+    tasks = None if suite else [Path(p) for p in source.split(", ")]
+    specs = m.settings.get("agent_specs")
+    agents = [str(s) for s in specs] if isinstance(specs, list) and specs else None
+    return _Planned(m.trials, m.seed, suite, tasks, agents)
+
+
 @app.command()
 @handled
 def report(
-    directory: Annotated[Path, typer.Argument(help="Campaign directory.")],
-    format: Annotated[Format, typer.Option(help="table or json.")] = Format.table,
+    directories: Annotated[list[Path], typer.Argument(help="Campaign directories.")],
+    format: Annotated[Format, typer.Option(help="table, json or html.")] = Format.table,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Write here instead of stdout (html default: RUN/report.html)."),
+    ] = None,
     k: Annotated[int | None, typer.Option(help="k of pass@k and pass^k.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap intervals.")] = 0,
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
 ) -> None:
-    """Print a campaign's reliability metrics and failure analysis."""
-    summary = _summary(directory, k, _registry(None))
+    """Reliability metrics with intervals, failure analysis and cost of one or more campaigns."""
+    if resamples < 1:
+        raise ConfigError("--resamples must be at least 1")
+    campaigns = _campaign_rows(directories)
+    summary = _summary(
+        directories, k, _registry(None), seed=seed, resamples=resamples, campaigns=campaigns
+    )
+    if format == Format.html:
+        from statebox.report import write_html_report
+
+        target = out or directories[0] / "report.html"
+        write_html_report(summary, campaigns, target)
+        err_console.print(f"wrote {target}", highlight=False)
+        return
     if format == Format.json:
-        typer.echo(json.dumps(summary, indent=2))
+        text = json.dumps(summary, indent=2)
+        if out is None:
+            typer.echo(text)
+            return
+        out.write_text(text + "\n", encoding="utf-8")
     else:
         from statebox.report import print_summary
 
-        print_summary(summary, out_console)
+        if out is None:
+            print_summary(summary, out_console)
+            return
+        with out.open("w", encoding="utf-8") as f:
+            print_summary(
+                summary, Console(file=f, width=160, markup=False, emoji=False, highlight=False)
+            )
+    err_console.print(f"wrote {out}", highlight=False)
 
 
 @app.command()
@@ -162,12 +308,13 @@ def show(
 ) -> None:
     """Print one trial: its checks, transcript and effect diff."""
     from statebox.cli._show import print_trial
-    from statebox.records import read_results
+    from statebox.records import find_trial, read_trial_rows
 
-    records = {r.trial_id: r for r in read_results(directory)}
-    record = records.get(trial_id)
+    if not directory.is_dir():
+        raise ConfigError(f"{directory}: no such campaign directory")
+    record = find_trial(directory, trial_id)
     if record is None:
-        near = [t for t in records if trial_id in t][:5]
+        near = [r.trial_id for r in read_trial_rows(directory) if trial_id in r.trial_id][:5]
         hint = f"; did you mean {', '.join(near)}" if near else ""
         raise ConfigError(f"no trial {trial_id!r} in {directory}{hint}")
     print_trial(record, out_console)

@@ -20,12 +20,12 @@ def _short(value: object, limit: int = 160) -> str:
 def print_trial(record: TrialRecord, console: Console) -> None:
     """Print a trial record for a person."""
     console.print(
-        f"[bold]{record.trial_id}[/bold]  status: {record.status.value}  "
+        f"{record.trial_id}  status: {record.status.value}  "
         f"termination: {record.termination.value}  domain: {record.domain}  "
         f"family: {record.family}"
     )
     if record.error:
-        console.print(f"[red]system error:[/red] {record.error}")
+        console.print(f"system error: {record.error}", style="red")
     v = record.verdict
     if v is not None:
         console.print(
@@ -53,10 +53,10 @@ def print_trial(record: TrialRecord, console: Console) -> None:
                 else f"ERROR {r.error.kind if r.error else ''}: "
                 + (r.error.message if r.error else "")
             )
-            console.print(f"[cyan]tool[/cyan] {e.call.tool}({_short(e.call.args)}) → {outcome}")
+            console.print(f"tool {e.call.tool}({_short(e.call.args)}) → {outcome}")
         else:
             who = {"user_message": "user", "agent_message": "agent", "end": "agent (end)"}[e.kind]
-            console.print(f"[magenta]{who}[/magenta]: {e.text}")
+            console.print(f"{who}: {e.text}")
     if v is None:
         return
     console.rule("effects: golden vs actual")

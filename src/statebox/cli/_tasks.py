@@ -107,7 +107,7 @@ def validate(
             )
             table.add_row(
                 v.task_id,
-                "yes" if v.ok else "[red]NO[/red]",
+                "yes" if v.ok else "NO",
                 s,
                 str(v.caught),
                 str(v.survived),
@@ -124,7 +124,7 @@ def validate(
             + ")"
         )
     if bad:
-        err_console.print(f"[red]{len(bad)} of {len(results)} task(s) invalid[/red]")
+        err_console.print(f"{len(bad)} of {len(results)} task(s) invalid", style="red")
         raise typer.Exit(1)
 
 

@@ -8,7 +8,7 @@ the live final world (for SQL invariants), transcript, final response and why it
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from statebox.domains import Domain
 from statebox.episode._types import (
@@ -28,6 +28,33 @@ from statebox.tools import Dispatcher, ToolResult
 from statebox.world import State, World
 
 __all__ = ["Episode", "EpisodeOutcome"]
+
+
+def _clean(value: Any) -> Any:
+    """Replace lone surrogates (not encodable as UTF-8) in strings, recursively."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "replace").decode("utf-8")
+        return value
+    if isinstance(value, dict):
+        return {_clean(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_clean(v) for v in value)
+    return value
+
+
+def _clean_action(action: Action) -> Action:
+    # Agent text becomes JSON records; a lone surrogate would make the trial unwritable.
+    if isinstance(action, CallTool):
+        call = action.call
+        args = _clean(call.args)
+        if args != call.args or _clean(call.tool) != call.tool:
+            return CallTool(call=call.model_copy(update={"args": args, "tool": _clean(call.tool)}))
+        return action
+    text = _clean(action.text)
+    return action if text == action.text else action.model_copy(update={"text": text})
 
 
 class EpisodeOutcome(NamedTuple):
@@ -133,6 +160,7 @@ class Episode:
         """
         if self._dispatcher is None or self._termination is not None:
             raise RuntimeError("step() needs a reset() episode that has not ended")
+        action = _clean_action(action)
         self._steps += 1
         if isinstance(action, CallTool):
             result = self._dispatcher.call(action.call)

@@ -74,6 +74,8 @@ class TerminationReason(StrEnum):
     """The limit on agent messages to the user was reached."""
     TIMEOUT = "timeout"
     """The trial's wall-clock limit was reached."""
+    MAX_TOOL_CALLS = "max_tool_calls"
+    """The agent's limit on tool calls was reached."""
     SYSTEM_ERROR = "system_error"
     """statebox or an endpoint failed."""
 

@@ -2,11 +2,14 @@
 
 from statebox.judge._compare import Comparison, Discrepancy, compare
 from statebox.judge._judge import Judge, failure_signature, weak_evaluator_flags
+from statebox.judge._lint import IdentifierProblem, lint_identifiers
+from statebox.judge._model_rubric import ModelRubricJudge, parse_judgement
 from statebox.judge._rubric import RubricAnswer, RubricJudge, parse_yes_no
 from statebox.judge._validate import (
     MutantResult,
     TaskValidation,
     static_problems,
+    task_problems,
     validate_task,
 )
 from statebox.judge._verdict import CheckResult, FailureSignature, Verdict, WeakEvaluatorFlags
@@ -16,7 +19,9 @@ __all__ = [
     "Comparison",
     "Discrepancy",
     "FailureSignature",
+    "IdentifierProblem",
     "Judge",
+    "ModelRubricJudge",
     "MutantResult",
     "RubricAnswer",
     "RubricJudge",
@@ -25,8 +30,11 @@ __all__ = [
     "WeakEvaluatorFlags",
     "compare",
     "failure_signature",
+    "lint_identifiers",
+    "parse_judgement",
     "parse_yes_no",
     "static_problems",
+    "task_problems",
     "validate_task",
     "weak_evaluator_flags",
 ]

@@ -29,10 +29,11 @@ from statebox.domains import Domain
 from statebox.episode import EpisodeOutcome, TerminationReason
 from statebox.errors import GoldenReplayError, TaskSpecError
 from statebox.judge._judge import Judge
+from statebox.judge._lint import lint_identifiers
 from statebox.tasks import Task
 from statebox.world import RowEffect, Scalar, World, effects
 
-__all__ = ["MutantResult", "TaskValidation", "static_problems", "validate_task"]
+__all__ = ["MutantResult", "TaskValidation", "static_problems", "task_problems", "validate_task"]
 
 
 class MutantResult(Model):
@@ -196,26 +197,29 @@ def static_problems(domain: Domain, task: Task) -> list[str]:
     return problems
 
 
-async def validate_task(domain: Domain, task: Task, judge: Judge | None = None) -> TaskValidation:
-    """Validate one task and run its mutants.
+async def task_problems(
+    domain: Domain, task: Task, judge: Judge | None = None, *, lint: bool = True
+) -> list[str]:
+    """Every reason a task is invalid, short of mutation testing.
 
-    Args:
-        domain: The task's domain.
-        task: The task.
-        judge: A judge to reuse (its golden cache); a fresh one otherwise.
+    Static problems, a failing golden replay, the identifier lint (with ``lint``), a
+    golden state that contradicts ``read_only``, an oracle that fails its own checks, a
+    do-nothing agent that passes. The runner calls this before a campaign starts.
 
     Returns:
-        A `TaskValidation` listing every problem and mutant.
+        One message per problem (empty when none).
     """
     judge = judge or Judge(domain)
     problems = static_problems(domain, task)
     if problems:
-        return TaskValidation(task_id=task.id, problems=tuple(problems))
+        return problems
     try:
         golden = judge.golden_states(task)[0]
         initial = judge.worlds.initial_state(domain, task)
     except (GoldenReplayError, TaskSpecError) as exc:
-        return TaskValidation(task_id=task.id, problems=(*problems, str(exc)))
+        return [str(exc)]
+    if lint:
+        problems.extend(str(p) for p in lint_identifiers(domain, task, judge))
     policy = domain.field_policy
     changed = golden.project(policy) != initial.project(policy)
     if task.read_only and changed:
@@ -239,7 +243,30 @@ async def validate_task(domain: Domain, task: Task, judge: Judge | None = None) 
                 problems.append("the do-nothing agent passes")
         finally:
             nothing.close()
+    return problems
 
+
+async def validate_task(domain: Domain, task: Task, judge: Judge | None = None) -> TaskValidation:
+    """Validate one task (`task_problems`) and run its mutants.
+
+    Args:
+        domain: The task's domain.
+        task: The task.
+        judge: A judge to reuse (its golden cache); a fresh one otherwise.
+
+    Returns:
+        A `TaskValidation` listing every problem and mutant.
+    """
+    judge = judge or Judge(domain)
+    problems = await task_problems(domain, task, judge)
+    if static_problems(domain, task):
+        return TaskValidation(task_id=task.id, problems=tuple(problems))
+    try:
+        golden = judge.golden_states(task)[0]
+        initial = judge.worlds.initial_state(domain, task)
+    except (GoldenReplayError, TaskSpecError):
+        return TaskValidation(task_id=task.id, problems=tuple(problems))
+    policy = domain.field_policy
     mutants: list[MutantResult] = []
     writes = [i for i, c in enumerate(task.golden) if domain.tools[c.tool].mutates]
     for i in writes:

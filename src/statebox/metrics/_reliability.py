@@ -56,6 +56,7 @@ __all__ = [
     "metrics_by_domain",
     "outcomes_from_trials",
     "pass_at_k_task",
+    "pass_curve",
     "pass_hat_k_plugin_task",
     "pass_hat_k_unbiased_task",
     "reliability",
@@ -259,6 +260,17 @@ def _compute(outcomes: Sequence[TaskOutcome], k: int) -> ReliabilityMetrics:
         raise ValueError(
             f"no task has at least k={k} trials (trial counts: {_describe_counts(outcomes)})"
         )
+    # Tasks share few distinct (n, c): compute each estimator once per pair. The lists
+    # averaged are the same as task by task, so the means are too.
+    per_pair = {
+        (n, c): (
+            pass_at_k_task(n, c, k),
+            pass_hat_k_unbiased_task(n, c, k),
+            pass_hat_k_plugin_task(n, c, k),
+        )
+        for n, c in {(o.n, o.c) for o in eligible}
+    }
+    values = [per_pair[(o.n, o.c)] for o in eligible]
     pass_at_1 = _mean([o.c / o.n for o in outcomes])
     observed = sum(1 for o in outcomes if o.c == o.n) / len(outcomes)
     return ReliabilityMetrics(
@@ -266,14 +278,34 @@ def _compute(outcomes: Sequence[TaskOutcome], k: int) -> ReliabilityMetrics:
         trials=sum(o.n for o in outcomes),
         k=k,
         pass_at_1=pass_at_1,
-        pass_at_k=_mean([pass_at_k_task(o.n, o.c, k) for o in eligible]),
-        pass_hat_k_unbiased=_mean([pass_hat_k_unbiased_task(o.n, o.c, k) for o in eligible]),
-        pass_hat_k_plugin=_mean([pass_hat_k_plugin_task(o.n, o.c, k) for o in eligible]),
+        pass_at_k=_mean([v[0] for v in values]),
+        pass_hat_k_unbiased=_mean([v[1] for v in values]),
+        pass_hat_k_plugin=_mean([v[2] for v in values]),
         observed_k_of_k=observed,
         retention=None if pass_at_1 == 0 else observed / pass_at_1,
         tasks_below_k=len(outcomes) - len(eligible),
         unequal_trials=len({o.n for o in outcomes}) > 1,
     )
+
+
+def pass_curve(outcomes: Sequence[TaskOutcome]) -> list[ReliabilityMetrics]:
+    """Figures for every k from 1 to the smallest trial count: breadth against consistency.
+
+    pass@k rises with k and both pass^k fall; drawing them side by side shows how far
+    "can do it once" is from "does it every time". Does not warn about unequal trial
+    counts (:func:`reliability` does).
+
+    Args:
+        outcomes: One outcome per task; task ids must be unique.
+
+    Returns:
+        One `ReliabilityMetrics` per k = 1 .. min n_i, in order of k.
+
+    Raises:
+        ValueError: As :func:`reliability`.
+    """
+    _validate(outcomes)
+    return [_compute(outcomes, k) for k in range(1, min(o.n for o in outcomes) + 1)]
 
 
 def reliability(outcomes: Sequence[TaskOutcome], k: int | None = None) -> ReliabilityMetrics:

@@ -6,9 +6,14 @@ from statebox.records._io import (
     RESULTS_FILE,
     ResultsWriter,
     TornLineWarning,
+    TrialRow,
+    find_trial,
     read_errors,
     read_manifest,
+    read_result_dicts,
     read_results,
+    read_trial_rows,
+    trial_row,
     write_manifest,
 )
 from statebox.records._record import (
@@ -19,6 +24,7 @@ from statebox.records._record import (
     Timings,
     TrialRecord,
     TrialStatus,
+    latest_per_trial,
     trial_id,
 )
 
@@ -34,10 +40,16 @@ __all__ = [
     "Timings",
     "TornLineWarning",
     "TrialRecord",
+    "TrialRow",
     "TrialStatus",
+    "find_trial",
+    "latest_per_trial",
     "read_errors",
     "read_manifest",
+    "read_result_dicts",
     "read_results",
+    "read_trial_rows",
     "trial_id",
+    "trial_row",
     "write_manifest",
 ]

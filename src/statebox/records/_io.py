@@ -11,15 +11,24 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import warnings
+from collections.abc import Collection, Iterator
 from pathlib import Path
-from typing import IO, TypeVar
+from typing import IO, Any, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from statebox.errors import ResultsFormatError
-from statebox.records._record import SCHEMA_VERSION, ErrorRecord, Manifest, TrialRecord
+from statebox.records._record import (
+    SCHEMA_VERSION,
+    ErrorRecord,
+    Manifest,
+    TrialRecord,
+    TrialStatus,
+    latest_per_trial,
+)
 
 __all__ = [
     "ERRORS_FILE",
@@ -27,9 +36,14 @@ __all__ = [
     "RESULTS_FILE",
     "ResultsWriter",
     "TornLineWarning",
+    "TrialRow",
+    "find_trial",
     "read_errors",
     "read_manifest",
+    "read_result_dicts",
     "read_results",
+    "read_trial_rows",
+    "trial_row",
     "write_manifest",
 ]
 
@@ -82,13 +96,309 @@ def _read_jsonl(path: Path, model: type[M]) -> list[M]:
 
 
 def read_results(directory: Path) -> list[TrialRecord]:
-    """Every trial record of a campaign directory, in file order.
+    """The latest record of every trial of a campaign directory (`latest_per_trial`).
 
     Raises:
         ResultsFormatError: A line that is not JSON (other than a torn last line), an
             unknown ``schema_version``, or an invalid record; names file and line.
     """
-    return _read_jsonl(Path(directory) / RESULTS_FILE, TrialRecord)
+    # Append-only: a re-run trial (--retry-errors) has several lines; the last one wins.
+    return latest_per_trial(_read_jsonl(Path(directory) / RESULTS_FILE, TrialRecord))
+
+
+class TrialRow(NamedTuple):
+    """What metrics and reports read of one trial record: no transcript, no effects.
+
+    Attributes:
+        trial_id: ``<task id>/<agent id>/<trial>``.
+        task_id: Task id.
+        domain: Task domain.
+        agent_id: Agent configuration id.
+        status: passed, failed or system_error.
+        signature: Failure signature value; ``"system_error"`` for a system error
+            without a verdict; None for a passed trial.
+        judged: Whether the trial has a verdict.
+        missing: The verdict lists missing effects.
+        wrong: The verdict lists wrong values.
+        extra: The verdict lists extra effects.
+        clean_termination: Weak-evaluator flag (False without a verdict).
+        called_mutating_tool: Weak-evaluator flag (False without a verdict).
+        last_tool_ok: Weak-evaluator flag (False without a verdict).
+        skipped_checks: Some check was not evaluated (a rubric with no judge model).
+        cost_usd: Model spend of the trial in US dollars.
+    """
+
+    trial_id: str
+    task_id: str
+    domain: str
+    agent_id: str
+    status: TrialStatus
+    signature: str | None
+    judged: bool
+    missing: bool
+    wrong: bool
+    extra: bool
+    clean_termination: bool
+    called_mutating_tool: bool
+    last_tool_ok: bool
+    skipped_checks: bool
+    cost_usd: float
+
+
+def trial_row(record: TrialRecord) -> TrialRow:
+    """The `TrialRow` of a full record."""
+    v = record.verdict
+    signature = (
+        v.signature.value
+        if v is not None and v.signature is not None
+        else ("system_error" if record.status == TrialStatus.SYSTEM_ERROR else None)
+    )
+    return TrialRow(
+        trial_id=record.trial_id,
+        task_id=record.task_id,
+        domain=record.domain,
+        agent_id=record.agent_id,
+        status=record.status,
+        signature=signature,
+        judged=v is not None,
+        missing=bool(v and v.comparison.missing),
+        wrong=bool(v and v.comparison.wrong),
+        extra=bool(v and v.comparison.extra),
+        clean_termination=bool(v and v.flags.clean_termination),
+        called_mutating_tool=bool(v and v.flags.called_mutating_tool),
+        last_tool_ok=bool(v and v.flags.last_tool_ok),
+        skipped_checks=bool(v and any(c.skipped for c in v.checks)),
+        cost_usd=record.cost_usd,
+    )
+
+
+_TRIAL_ID = re.compile(rb'"trial_id":("(?:[^"\\\\]|\\\\.)*")')
+_TRANSCRIPT_KEY = b',"transcript":'
+_TIMINGS_KEY = b',"timings":'
+_EFFECTS_KEY = b',"expected_effects":'
+_SIGNATURE_KEY = b',"signature":'
+_CHECKS_KEY = b'"verdict":{"checks":'
+_COMPARISON_KEY = b',"comparison":'
+_SKIPPED_KEY = "__any_check_skipped"
+_STATUSES = {s.value: s for s in TrialStatus}
+_BLOCK_BYTES = 1 << 23
+
+
+def _lean_parse(buf: bytes, start: int, end: int) -> dict[str, Any]:
+    """Parse the line ``buf[start:end]`` without transcript, effects and checks.
+
+    Records are written in field order (``... verdict{checks, comparison,
+    expected_effects, actual_effects, signature, flags, ...}, termination, transcript,
+    timings, started_at, error, cost_usd``). Three byte ranges are cut out: the checks
+    (only whether one was skipped is kept, as ``_SKIPPED_KEY``), the effects (from the
+    first ``,"expected_effects":`` to the verdict's ``,"signature":``, the last one
+    before the transcript) and the transcript (to the last ``,"timings":``). What is
+    left is one JSON object with every field a `TrialRow` needs. Inside JSON strings a
+    quote is always escaped, so these keys cannot match inside a value; a nested object
+    using one of them as a key leaves brackets unbalanced, the parse fails, and the
+    whole line is parsed instead — as it is for any other layout.
+    """
+    cut = buf.find(_TRANSCRIPT_KEY, start, end)
+    tail = buf.rfind(_TIMINGS_KEY, start, end)
+    if start < cut < tail:
+        effects = buf.find(_EFFECTS_KEY, start, cut)
+        signature = buf.rfind(_SIGNATURE_KEY, effects, cut) if effects > start else -1
+        checks = buf.find(_CHECKS_KEY, start, effects)
+        comparison = buf.find(_COMPARISON_KEY, checks, effects) if checks > start else -1
+        if comparison > checks > start and signature > effects:
+            skipped = buf.find(b'"skipped":true', checks, comparison) >= 0
+            head = b"".join(
+                (
+                    buf[start:checks],
+                    b'"verdict":{"'
+                    + _SKIPPED_KEY.encode()
+                    + (b'":true' if skipped else b'":false'),
+                    buf[comparison:effects],
+                    buf[signature:cut],
+                    buf[tail:end],
+                )
+            )
+        else:  # no verdict (a system error), or an unexpected layout
+            head = buf[start:cut] + buf[tail:end]
+        try:
+            data: dict[str, Any] = json.loads(head.decode("utf-8"))
+        except ValueError:
+            pass
+        else:
+            if isinstance(data, dict) and "verdict" in data and "cost_usd" in data:
+                return data
+    full: dict[str, Any] = json.loads(buf[start:end])
+    return full
+
+
+def _row_from_dict(data: dict[str, Any]) -> TrialRow:
+    status = _STATUSES[data["status"]]
+    v = data["verdict"]
+    if v is None:
+        return TrialRow(
+            str(data["trial_id"]),
+            str(data["task_id"]),
+            str(data["domain"]),
+            str(data["agent_id"]),
+            status,
+            "system_error" if status is TrialStatus.SYSTEM_ERROR else None,
+            False,
+            False,
+            False,
+            False,
+            False,
+            False,
+            False,
+            False,
+            float(data["cost_usd"]),
+        )
+    flags, comparison = v["flags"], v["comparison"]
+    signature = v["signature"] or ("system_error" if status is TrialStatus.SYSTEM_ERROR else None)
+    return TrialRow(
+        str(data["trial_id"]),
+        str(data["task_id"]),
+        str(data["domain"]),
+        str(data["agent_id"]),
+        status,
+        signature,
+        True,
+        bool(comparison["missing"]),
+        bool(comparison["wrong"]),
+        bool(comparison["extra"]),
+        bool(flags["clean_termination"]),
+        bool(flags["called_mutating_tool"]),
+        bool(flags["last_tool_ok"]),
+        v[_SKIPPED_KEY] if _SKIPPED_KEY in v else any(c.get("skipped") for c in v["checks"]),
+        float(data["cost_usd"]),
+    )
+
+
+def _block_lines(path: Path) -> Iterator[tuple[int, bytes, int, int, bool]]:
+    """Yield ``(line number, buffer, start, end, last)`` for each line of a file.
+
+    The file is read in blocks and each line is a slice ``buffer[start:end]`` of one,
+    so callers copy out only the bytes they need; ``last`` marks a final line with no
+    newline after it (possibly torn).
+    """
+    line = 0
+    with path.open("rb") as f:
+        carry = b""
+        while block := f.read(_BLOCK_BYTES):
+            buf = carry + block
+            pos = 0
+            while (nl := buf.find(b"\n", pos)) >= 0:
+                line += 1
+                yield line, buf, pos, nl, False
+                pos = nl + 1
+            carry = buf[pos:]
+        if carry:
+            yield line + 1, carry, 0, len(carry), True
+
+
+def read_trial_rows(directory: Path) -> list[TrialRow]:
+    """The `TrialRow` of every trial of a campaign, without transcripts (`latest_per_trial`).
+
+    Much faster and leaner than `read_results` on large campaigns: the file is read in
+    blocks, transcripts, effects and checks are not parsed, and no pydantic model is
+    built. Only the fields a `TrialRow` holds are checked.
+
+    Raises:
+        ResultsFormatError: A line that is not JSON (other than a torn last line), an
+            unknown ``schema_version``, or a record missing a needed field or holding
+            an unknown status; names file and line.
+    """
+    path = Path(directory) / RESULTS_FILE
+    if not path.exists():
+        return []
+    rows: list[TrialRow] = []
+    for line, buf, start, end, last in _block_lines(path):
+        try:
+            data = _lean_parse(buf, start, end)
+        except ValueError as exc:
+            if not buf[start:end].strip():
+                continue
+            if last:
+                warnings.warn(
+                    f"{path}:{line}: torn last line skipped", TornLineWarning, stacklevel=2
+                )
+                break
+            raise ResultsFormatError(f"not JSON: {exc}", path=path, line=line) from exc
+        if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
+            _check_version(data, path, line)
+        try:
+            rows.append(_row_from_dict(data))
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ResultsFormatError(f"invalid record: {exc!r}", path=path, line=line) from exc
+    return latest_per_trial(rows)  # a re-run trial's last line wins (see read_results)
+
+
+def read_result_dicts(directory: Path, trial_ids: Collection[str]) -> dict[str, dict[str, Any]]:
+    """Whole results lines as plain dicts (transcripts included) for the given trials.
+
+    Args:
+        directory: The campaign directory.
+        trial_ids: Trials to return; other lines are skipped after reading their id.
+
+    Returns:
+        Trial id → the line's JSON object (the last line of a re-run trial), for the
+        ids found.
+
+    Raises:
+        ResultsFormatError: As `read_trial_rows`, for the lines returned.
+    """
+    path = Path(directory) / RESULTS_FILE
+    wanted = set(trial_ids)
+    out: dict[str, dict[str, Any]] = {}
+    if not path.exists() or not wanted:
+        return out
+    for line, buf, start, end, last in _block_lines(path):
+        m = _TRIAL_ID.search(buf, start, min(end, start + 4096))
+        if m is not None and json.loads(m.group(1)) not in wanted:
+            continue
+        try:
+            data = json.loads(buf[start:end])
+        except ValueError as exc:
+            if last or not buf[start:end].strip():
+                continue
+            raise ResultsFormatError(f"not JSON: {exc}", path=path, line=line) from exc
+        _check_version(data, path, line)
+        if data.get("trial_id") in wanted:
+            out[data["trial_id"]] = data
+    return out
+
+
+def find_trial(directory: Path, trial_id: str) -> TrialRecord | None:
+    """The latest record of one trial, parsing only the lines that can hold it.
+
+    Lines are screened for the id as it appears in JSON before any is parsed, so one
+    trial of a large campaign is found without validating every record.
+
+    Raises:
+        ResultsFormatError: A candidate line is malformed or of an unknown version.
+    """
+    path = Path(directory) / RESULTS_FILE
+    if not path.exists():
+        return None
+    needle = json.dumps(trial_id).encode()
+    found: TrialRecord | None = None
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, start=1):
+            if needle not in raw:
+                continue
+            try:
+                data = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                if not raw.endswith(b"\n"):  # torn last line: skipped, as readers do
+                    break
+                raise ResultsFormatError(f"not JSON: {exc}", path=path, line=number) from exc
+            _check_version(data, path, number)
+            if data.get("trial_id") != trial_id:
+                continue
+            try:
+                found = TrialRecord.model_validate(data)
+            except ValidationError as exc:
+                raise ResultsFormatError(f"invalid record: {exc}", path=path, line=number) from exc
+    return found
 
 
 def read_errors(directory: Path) -> list[ErrorRecord]:

@@ -7,14 +7,16 @@ Every record leads with ``schema_version``; readers refuse versions they do not 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import AwareDatetime
 
 from statebox._model import Model
 from statebox.episode import Event, TerminationReason
 from statebox.judge import Verdict
+from statebox.llm import ModelCall, Usage
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -24,6 +26,7 @@ __all__ = [
     "Timings",
     "TrialRecord",
     "TrialStatus",
+    "latest_per_trial",
     "trial_id",
 ]
 
@@ -34,6 +37,34 @@ SCHEMA_VERSION = 1
 def trial_id(task_id: str, agent_id: str, trial: int) -> str:
     """The trial key as a string: ``<task id>/<agent id>/<trial>``."""
     return f"{task_id}/{agent_id}/{trial}"
+
+
+class _Keyed(Protocol):
+    @property
+    def trial_id(self) -> str: ...
+
+
+K = TypeVar("K", bound=_Keyed)
+
+
+def latest_per_trial(records: Iterable[K]) -> list[K]:
+    """One record per trial id: the last one in file order.
+
+    results.jsonl is append-only, so a trial re-run by ``--resume --retry-errors``
+    leaves its old ``system_error`` line in place and appends the new one. The rule
+    every reader and metric follows: **the last line of a trial id wins**. The list
+    keeps the position of each trial's first line (plan order).
+
+    Args:
+        records: Records (or rows) with a ``trial_id``, in file order.
+
+    Returns:
+        The latest record of each trial id.
+    """
+    latest: dict[str, K] = {}
+    for r in records:
+        latest[r.trial_id] = r
+    return list(latest.values())
 
 
 class TrialStatus(StrEnum):
@@ -95,6 +126,12 @@ class TrialRecord(Model):
     """For system errors: exception type and message (traceback in errors.jsonl)."""
     cost_usd: float = 0.0
     """Model spend of the trial in US dollars (0 for offline agents)."""
+    usage: dict[str, Usage] = {}
+    """Token usage and cost per role (``agent``, ``user``, ``judge``) that called a model."""
+    model_calls: tuple[ModelCall, ...] = ()
+    """Every model call of the trial, in order: role, model, tokens, cost, attempts."""
+    thoughts: tuple[str, ...] = ()
+    """Thoughts the agent recorded with the ``think`` tool (they change nothing)."""
 
 
 class ErrorRecord(Model):

@@ -1,117 +1,293 @@
-"""Campaign summaries as plain data (JSON-ready) for the table and ``--format json``.
+"""Campaign summaries as plain data (JSON-ready) for the table, ``--format json`` and HTML.
 
-Reliability figures per agent, overall and per domain, plus failure analysis.
+One summary *entry* per (campaign, agent): reliability figures overall and per domain,
+each with a seeded bootstrap interval over tasks; the pass@k / pass^k curve over k;
+failure analysis (signatures, missing / wrong / extra effects, the weak-evaluator
+table); and cost. Over several entries: signatures pooled and the cost Pareto frontier.
 
 System errors count as failed trials in the canonical figures; the same figures with
 system-error trials left out are given beside them under ``excluding_system_errors``.
+
+Summaries are built from `TrialRow` (no transcripts), so a large campaign is summarised
+from `read_trial_rows` without building full records.
 """
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
+from typing import Any, NamedTuple
 
 from statebox.metrics import (
+    DEFAULT_BOOTSTRAP,
+    BootstrapSpec,
+    TaskOutcome,
     UnequalTrialsWarning,
     as_dict,
+    bootstrap_intervals,
     metrics_by_domain,
     outcomes_from_trials,
+    pass_curve,
 )
-from statebox.records import TrialRecord, TrialStatus
+from statebox.records import TrialRecord, TrialRow, TrialStatus, trial_row
 from statebox.world import ExcludedField
 
-__all__ = ["summarize"]
+__all__ = ["CampaignRows", "summarize", "summarize_campaigns"]
 
 
-def _figures(records: Sequence[TrialRecord], k: int | None) -> dict[str, Any] | None:
-    trials = [(r.task_id, r.domain, r.status == TrialStatus.PASSED) for r in records]
-    if not trials:
+class CampaignRows(NamedTuple):
+    """The trials of one campaign directory.
+
+    Attributes:
+        label: Short name shown in reports (the directory name).
+        directory: The campaign directory.
+        rows: Its trials.
+    """
+
+    label: str
+    directory: Path
+    rows: Sequence[TrialRow]
+
+
+def _ci(outcomes: Sequence[TaskOutcome], k: int, spec: BootstrapSpec) -> dict[str, Any]:
+    return {
+        name: None if iv is None else [iv.low, iv.high]
+        for name, iv in bootstrap_intervals(outcomes, k, spec).items()
+    }
+
+
+def _curve(outcomes: Sequence[TaskOutcome]) -> list[dict[str, float | int]]:
+    """pass@k and both pass^k for k = 1 .. the smallest trial count."""
+    return [
+        {
+            "k": m.k,
+            "pass_at_k": m.pass_at_k,
+            "pass_hat_k_unbiased": m.pass_hat_k_unbiased,
+            "pass_hat_k_plugin": m.pass_hat_k_plugin,
+        }
+        for m in pass_curve(outcomes)
+    ]
+
+
+def _figures(
+    rows: Sequence[TrialRow], k: int | None, spec: BootstrapSpec | None
+) -> dict[str, Any] | None:
+    """Reliability figures; with a spec also their intervals and the pass@k / pass^k curve."""
+    if not rows:
         return None
-    outcomes = outcomes_from_trials(trials)
+    outcomes = outcomes_from_trials(
+        (r.task_id, r.domain, r.status == TrialStatus.PASSED) for r in rows
+    )
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UnequalTrialsWarning)
         report = metrics_by_domain(outcomes, k)
-    return {
+    k_used = report.overall.k
+    by_domain: dict[str, list[TaskOutcome]] = {}
+    for o in outcomes:
+        by_domain.setdefault(o.domain, []).append(o)
+    out: dict[str, Any] = {
         "tasks": report.overall.tasks,
         "trials": report.overall.trials,
-        "k": report.overall.k,
+        "k": k_used,
         "overall": as_dict(report.overall),
         "by_domain": {d: as_dict(m) for d, m in report.by_domain.items()},
+        "dependable_tasks": sum(1 for o in outcomes if o.c == o.n),
         "warnings": [str(w.message) for w in caught],
     }
+    if spec is not None:
+        out["ci"] = {
+            "method": spec.describe(),
+            "overall": _ci(outcomes, k_used, spec),
+            "by_domain": {d: _ci(by_domain[d], k_used, spec) for d in report.by_domain},
+        }
+        out["curve"] = _curve(outcomes)
+    return out
 
 
-def _failures(records: Sequence[TrialRecord]) -> dict[str, Any]:
-    failed = [r for r in records if r.status != TrialStatus.PASSED]
-    judged = [r for r in failed if r.verdict is not None]
+def _share(count: int, total: int) -> float | None:
+    return count / total if total else None
+
+
+def _failures(rows: Sequence[TrialRow]) -> dict[str, Any]:
+    failed = [r for r in rows if r.status != TrialStatus.PASSED]
+    judged = [r for r in failed if r.judged]
     n = len(judged)
-    sig = Counter(
-        (r.verdict.signature.value if r.verdict and r.verdict.signature else "system_error")
-        for r in failed
-    )
-
-    def share(pred: Any) -> float | None:
-        return sum(1 for r in judged if pred(r)) / n if n else None
-
+    sig = Counter(r.signature or "unlabelled" for r in failed)
+    clean_mut = [r for r in judged if r.clean_termination and r.called_mutating_tool]
+    fooled = sum(1 for r in clean_mut if r.last_tool_ok)
     return {
         "failed_trials": len(failed),
+        "judged_failed_trials": n,
         "signatures": dict(sorted(sig.items())),
         "effects_note": "shares of judged failed trials; a trial can have several kinds",
-        "with_missing": share(lambda r: r.verdict.comparison.missing),
-        "with_wrong": share(lambda r: r.verdict.comparison.wrong),
-        "with_extra": share(lambda r: r.verdict.comparison.extra),
-        "tool_grader_fooled": share(lambda r: r.verdict.tool_grader_fooled),
+        "with_missing": _share(sum(r.missing for r in judged), n),
+        "with_wrong": _share(sum(r.wrong for r in judged), n),
+        "with_extra": _share(sum(r.extra for r in judged), n),
+        "weak_evaluator": {
+            "judged_failed_trials": n,
+            "clean_and_mutating": _share(len(clean_mut), n),
+            "clean_mutating_last_tool_ok": _share(fooled, n),
+            "note": "among judged failed trials: ended cleanly and called a mutating tool; "
+            "and additionally no error in the last tool result (a tool-call grader "
+            "would have said done)",
+        },
+        "tool_grader_fooled": _share(fooled, n),
     }
 
 
-def summarize(
-    records: Sequence[TrialRecord],
+def _cost(rows: Sequence[TrialRow], dependable: int) -> dict[str, Any]:
+    total = math.fsum(r.cost_usd for r in rows)
+    passing = sum(1 for r in rows if r.status == TrialStatus.PASSED)
+    undefined = []
+    if not passing:
+        undefined.append("cost per success: no trial passed")
+    if not dependable:
+        undefined.append("cost per dependable task: no task passed in every trial")
+    return {
+        "campaign_cost_usd": total,
+        "passing_trials": passing,
+        "dependable_tasks": dependable,
+        "cost_per_success_usd": total / passing if passing else None,
+        "cost_per_dependable_task_usd": total / dependable if dependable else None,
+        "undefined": undefined,
+    }
+
+
+def _entry(
+    rows: Sequence[TrialRow], k: int | None, spec: BootstrapSpec, campaign: str
+) -> dict[str, Any]:
+    main = _figures(rows, k, spec)
+    assert main is not None  # rows is non-empty by construction
+    clean = [r for r in rows if r.status != TrialStatus.SYSTEM_ERROR]
+    errors = len(rows) - len(clean)
+    return {
+        "campaign": campaign,
+        "agent_id": rows[0].agent_id,
+        **main,
+        "system_errors": errors,
+        # The named side figure: point values only (intervals are for the canonical one).
+        "excluding_system_errors": _figures(clean, k, None) if errors else main,
+        "failures": _failures(rows),
+        "cost_usd": math.fsum(r.cost_usd for r in rows),
+        "cost": _cost(rows, main["dependable_tasks"]),
+        "trials_with_skipped_checks": sum(1 for r in rows if r.skipped_checks),
+    }
+
+
+def _pareto(agents: dict[str, Any]) -> dict[str, Any]:
+    """Entries not beaten on both cost per success (lower) and pass@1 (higher)."""
+    points = [
+        (name, s["cost"]["cost_per_success_usd"], s["overall"]["pass_at_1"])
+        for name, s in agents.items()
+    ]
+    defined = [(n, c, p) for n, c, p in points if c is not None]
+
+    def dominated(c: float, p: float) -> bool:
+        return any(c2 <= c and p2 >= p and (c2 < c or p2 > p) for _, c2, p2 in defined)
+
+    return {
+        "x": "cost per success (USD)",
+        "y": "pass@1",
+        "points": [
+            {
+                "entry": n,
+                "cost_per_success_usd": c,
+                "pass_at_1": p,
+                "on_frontier": not dominated(c, p),
+            }
+            for n, c, p in sorted(defined, key=lambda t: (t[1], -t[2]))
+        ],
+        "left_out": sorted(n for n, c, _ in points if c is None),
+    }
+
+
+def summarize_campaigns(
+    campaigns: Sequence[CampaignRows],
     *,
     k: int | None = None,
     excluded_fields: Sequence[ExcludedField] = (),
+    spec: BootstrapSpec = DEFAULT_BOOTSTRAP,
 ) -> dict[str, Any]:
-    """Summarise a campaign's trial records.
+    """Summarise one or several campaigns, one entry per (campaign, agent).
 
     Args:
-        records: Trial records (any number of agents).
+        campaigns: The campaigns, each with its trial rows.
         k: The k of pass@k and pass^k; default: the smallest trial count per task.
-        excluded_fields: The field policies of the campaign's domains, printed with it.
+        excluded_fields: The field policies of the campaigns' domains, printed with it.
+        spec: Bootstrap resamples, level and seed of every interval.
 
     Returns:
-        ``{"agents": {agent_id: summary}}`` where a summary has ``tasks``, ``trials``,
-        ``k``, ``overall`` and ``by_domain`` (each with ``pass_at_1``, ``pass_at_k``,
-        ``pass_hat_k_unbiased``, ``pass_hat_k_plugin``, ``observed_k_of_k``, ...),
-        ``system_errors``, ``excluding_system_errors`` and ``failures``. With exactly
-        one agent its summary's keys are also at the top level.
+        ``agents`` (entry → summary: ``tasks``, ``trials``, ``k``, ``overall`` and
+        ``by_domain`` with ``pass_at_1``, ``pass_at_k``, ``pass_hat_k_unbiased``,
+        ``pass_hat_k_plugin``, ``observed_k_of_k``, ``retention``; ``ci``, ``curve``,
+        ``system_errors``, ``excluding_system_errors``, ``failures``, ``cost``),
+        ``campaigns``, ``signatures_pooled``, ``pareto``, ``bootstrap`` and
+        ``field_policy``. An entry is named by its agent id, or ``<campaign>:<agent
+        id>`` when an agent id occurs in several campaigns. With exactly one entry its
+        summary's keys are also at the top level.
 
     Raises:
         ValueError: ``k`` is larger than every task's trial count, or below 1.
     """
-    by_agent: dict[str, list[TrialRecord]] = {}
-    for r in records:
-        by_agent.setdefault(r.agent_id, []).append(r)
+    ids = Counter(a for c in campaigns for a in {r.agent_id for r in c.rows})
     agents: dict[str, Any] = {}
-    for agent_id, recs in sorted(by_agent.items()):
-        main = _figures(recs, k)
-        assert main is not None  # recs is non-empty by construction
-        clean = [r for r in recs if r.status != TrialStatus.SYSTEM_ERROR]
-        errors = len(recs) - len(clean)
-        agents[agent_id] = {
-            **main,
-            "system_errors": errors,
-            "excluding_system_errors": _figures(clean, k) if errors else main,
-            "failures": _failures(recs),
-            "cost_usd": sum(r.cost_usd for r in recs),
-            "trials_with_skipped_checks": sum(
-                1 for r in recs if r.verdict and any(c.skipped for c in r.verdict.checks)
-            ),
-        }
+    listing: list[dict[str, Any]] = []
+    for c in campaigns:
+        by_agent: dict[str, list[TrialRow]] = {}
+        for r in c.rows:
+            by_agent.setdefault(r.agent_id, []).append(r)
+        names = []
+        for agent_id, rows in sorted(by_agent.items()):
+            name = agent_id if ids[agent_id] == 1 else f"{c.label}:{agent_id}"
+            agents[name] = _entry(rows, k, spec, c.label)
+            names.append(name)
+        listing.append({"label": c.label, "directory": str(c.directory), "entries": names})
+    pooled: Counter[str] = Counter()
+    for s in agents.values():
+        pooled.update(s["failures"]["signatures"])
     out: dict[str, Any] = {
         "agents": agents,
+        "campaigns": listing,
+        "signatures_pooled": dict(sorted(pooled.items())),
+        "pareto": _pareto(agents),
+        "bootstrap": spec.describe(),
         "field_policy": [e.model_dump() for e in excluded_fields],
     }
     if len(agents) == 1:
         out.update(next(iter(agents.values())))
     return out
+
+
+def summarize(
+    records: Sequence[TrialRecord | TrialRow],
+    *,
+    k: int | None = None,
+    excluded_fields: Sequence[ExcludedField] = (),
+    spec: BootstrapSpec = DEFAULT_BOOTSTRAP,
+    label: str = "campaign",
+) -> dict[str, Any]:
+    """Summarise one campaign's trials (see `summarize_campaigns` for the result).
+
+    Args:
+        records: Trial records or rows (any number of agents).
+        k: The k of pass@k and pass^k; default: the smallest trial count per task.
+        excluded_fields: The field policies of the campaign's domains, printed with it.
+        spec: Bootstrap resamples, level and seed of every interval.
+        label: Name of the campaign in the summary.
+
+    Returns:
+        As `summarize_campaigns` with one campaign.
+
+    Raises:
+        ValueError: ``k`` is larger than every task's trial count, or below 1.
+    """
+    rows = [r if isinstance(r, TrialRow) else trial_row(r) for r in records]
+    return summarize_campaigns(
+        [CampaignRows(label, Path(label), rows)],
+        k=k,
+        excluded_fields=excluded_fields,
+        spec=spec,
+    )

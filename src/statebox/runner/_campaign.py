@@ -7,11 +7,19 @@ record is appended and flushed the moment it is judged. An exception inside a tr
 becomes a ``system_error`` record plus an errors.jsonl line with the traceback — the
 campaign goes on. Golden trajectories are replayed before the first trial: an invalid
 task stops the campaign before it starts, loudly.
+
+Model usage is metered per trial (`statebox.llm.metering`): every call the agent, the
+user or the rubric judge makes inside the trial lands in its record (``usage`` per
+role, ``model_calls``, ``cost_usd``). With ``retry_errors``, a resume also re-runs the
+trials whose latest record is a ``system_error``; their new records are appended, and
+readers keep the last record of each trial id (`statebox.records.latest_per_trial`).
+Nothing is retried inside a trial but model calls (`statebox.llm`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import subprocess
 import time
 import traceback
@@ -19,14 +27,15 @@ import uuid
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
 import statebox
-from statebox.agents import AgentFactory, TrialContext
+from statebox.agents import Agent, AgentFactory, AgentLimitReached, TrialContext
 from statebox.domains import Domain
 from statebox.episode import Episode, Limits, TerminationReason, UserSimulator
-from statebox.errors import ConfigError, GoldenReplayError, StateboxError
-from statebox.judge import Judge, RubricJudge, Verdict, static_problems
+from statebox.errors import ConfigError, StateboxError
+from statebox.judge import Judge, RubricJudge, Verdict, task_problems
+from statebox.llm import UsageMeter, metering
 from statebox.records import (
     ERRORS_FILE,
     MANIFEST_FILE,
@@ -38,6 +47,7 @@ from statebox.records import (
     Timings,
     TrialRecord,
     TrialStatus,
+    latest_per_trial,
     read_manifest,
     read_results,
     trial_id,
@@ -78,6 +88,12 @@ class Campaign(NamedTuple):
     """Makes each trial's simulated user; None: the task's scripted user."""
     rubric: RubricJudge | None = None
     """Judge model for rubric checks; None: rubric checks are skipped and reported."""
+    retry_errors: bool = False
+    """On resume, also re-run trials whose latest record is a system error."""
+    models: dict[str, str] = {}
+    """Role → model label (``user``, ``judge``), for the manifest; never a key."""
+    agent_specs: tuple[str, ...] = ()
+    """The agent specs as given (``fault:skip_write=0.2``), so a resume can rebuild them."""
 
 
 UserFactory = Callable[[Task, int], UserSimulator]
@@ -134,8 +150,25 @@ def _manifest(c: Campaign, domains: dict[str, Domain]) -> Manifest:
             "max_turns": c.limits.max_turns,
             "trial_timeout_s": c.trial_timeout_s,
             "domains": sorted(domains),
+            **({"models": dict(c.models)} if c.models else {}),
+            **({"agent_specs": list(c.agent_specs)} if c.agent_specs else {}),
         },
     )
+
+
+def _lock(directory: Path) -> IO[bytes]:
+    """Hold an exclusive lock on the campaign directory for this process's lifetime.
+
+    Raises:
+        ConfigError: Another process holds it (two runs would interleave one file).
+    """
+    handle = (directory / ".lock").open("wb")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise ConfigError(f"{directory} is in use by another statebox run") from None
+    return handle
 
 
 def _check_resumable(old: Manifest, new: Manifest, out: Path) -> None:
@@ -164,23 +197,31 @@ class _Runner:
         }
         self.system_errors = 0
 
-    def preflight(self) -> None:
+    async def preflight(self) -> None:
+        # The validator's checks short of mutants: a task whose oracle fails, whose
+        # do-nothing agent passes or whose golden call fails would only yield noise.
         bad: list[str] = []
         for t in self.c.tasks:
-            static = static_problems(self.domains[t.domain], t)
-            if static:
-                bad += [f"task {t.id}: {p}" for p in static]
-                continue
             try:
-                self.judges[t.domain].golden_states(t)
-            except (GoldenReplayError, StateboxError) as exc:
-                bad.append(str(exc))
+                problems = await task_problems(
+                    self.domains[t.domain], t, self.judges[t.domain], lint=False
+                )
+            except StateboxError as exc:
+                problems = [str(exc)]
+            bad += [p if t.id in p else f"task {t.id}: {p}" for p in problems]
         if bad:
             raise ConfigError(
                 f"{len(bad)} invalid task(s); run `statebox tasks validate`:\n  " + "\n  ".join(bad)
             )
 
     async def run_trial(self, task: Task, agent: AgentFactory, trial: int) -> None:
+        # Each worker task sets its own scope: concurrent trials never share a meter.
+        with metering() as meter:
+            await self._run_trial(task, agent, trial, meter)
+
+    async def _run_trial(
+        self, task: Task, agent: AgentFactory, trial: int, meter: UsageMeter
+    ) -> None:
         domain = self.domains[task.domain]
         key = trial_id(task.id, agent.agent_id, trial)
         started = datetime.now(UTC)
@@ -192,6 +233,7 @@ class _Runner:
         status = TrialStatus.SYSTEM_ERROR
         termination = TerminationReason.SYSTEM_ERROR
         t_episode = t_judge = 0.0
+        actor: Agent | None = None
         try:
             mutating = frozenset(n for n, s in domain.tools.items() if s.mutates)
             actor = agent(TrialContext(task, trial, self.c.seed, mutating, episode))
@@ -199,15 +241,37 @@ class _Runner:
             try:
                 async with asyncio.timeout(self.c.trial_timeout_s):
                     while not obs.done:
-                        obs = await episode.step(await actor.act(obs))
+                        action = await actor.act(obs)
+                        if episode.done:  # ended by the agent's own gateway tool calls
+                            break
+                        obs = await episode.step(action)
             except TimeoutError:
                 episode.stop(TerminationReason.TIMEOUT)
+            except AgentLimitReached as exc:
+                episode.stop(exc.reason)
             t_episode = time.perf_counter() - t0
             outcome = episode.outcome()
             termination = outcome.termination
             verdict = await self.judges[task.domain].judge(task, outcome)
             t_judge = time.perf_counter() - t0 - t_episode
             status = TrialStatus.PASSED if verdict.passed else TrialStatus.FAILED
+            broken = [c for c in verdict.checks if c.error]
+            if broken:  # a check that could not be evaluated is an infrastructure error
+                status = TrialStatus.SYSTEM_ERROR
+                error = "check error: " + "; ".join(f"{c.name}: {c.detail}" for c in broken)
+                self.system_errors += 1
+                self.writer.write_error(
+                    ErrorRecord(
+                        trial_id=key,
+                        task_id=task.id,
+                        agent_id=agent.agent_id,
+                        trial=trial,
+                        type="CheckError",
+                        message=error,
+                        traceback="",
+                        at=datetime.now(UTC),
+                    )
+                )
         except Exception as exc:  # recorded as a system error with its traceback
             status, verdict = TrialStatus.SYSTEM_ERROR, None
             termination = TerminationReason.SYSTEM_ERROR
@@ -244,8 +308,35 @@ class _Runner:
             started_at=started,
             error=error,
             timings=Timings(episode_s=t_episode, judge_s=t_judge, total_s=time.perf_counter() - t0),
+            cost_usd=meter.cost_usd,
+            usage=meter.by_role(),
+            model_calls=tuple(meter.calls),
+            thoughts=tuple(getattr(actor, "thoughts", ())),
         )
-        self.writer.write(record)
+        try:
+            self.writer.write(record)
+        except Exception as exc:  # an unwritable record must not end the campaign
+            self.writer.write_error(
+                ErrorRecord(
+                    trial_id=key,
+                    task_id=task.id,
+                    agent_id=agent.agent_id,
+                    trial=trial,
+                    type=type(exc).__name__,
+                    message=f"trial record could not be written: {exc}",
+                    traceback=traceback.format_exc(),
+                    at=datetime.now(UTC),
+                )
+            )
+            record = record.model_copy(
+                update={
+                    "status": TrialStatus.SYSTEM_ERROR,
+                    "verdict": None,
+                    "transcript": (),
+                    "error": f"{type(exc).__name__}: record not writable",
+                }
+            )
+            self.writer.write(record)
         self.progress.trial_done(record)
 
 
@@ -270,6 +361,8 @@ async def run_campaign(
     """
     c = campaign
     progress = progress or NullProgress()
+    if c.retry_errors and not c.resume:
+        raise ConfigError("--retry-errors re-runs a campaign's system errors; add --resume")
     if not c.tasks:
         raise ConfigError("no tasks to run")
     if c.trials < 1 or c.concurrency < 1:
@@ -284,14 +377,20 @@ async def run_campaign(
             raise ConfigError(f"{c.out} already holds a campaign; pass --resume or a new --out")
         old = read_manifest(c.out)
         _check_resumable(old, manifest, c.out)
+        if c.trials < old.trials:
+            raise ConfigError(
+                f"{c.out} plans {old.trials} trials per task; resume with --trials "
+                f"{old.trials} (or more, to extend it)"
+            )
         manifest = manifest.model_copy(
-            update={
-                "campaign_id": old.campaign_id,
-                "created_at": old.created_at,
-                "trials": max(old.trials, c.trials),
-            }
+            update={"campaign_id": old.campaign_id, "created_at": old.created_at}
         )
-        done = {r.trial_id for r in read_results(c.out)}
+        latest = latest_per_trial(read_results(c.out))
+        done = {
+            r.trial_id
+            for r in latest
+            if not (c.retry_errors and r.status == TrialStatus.SYSTEM_ERROR)
+        }
     else:
         leftovers = [
             n
@@ -306,7 +405,9 @@ async def run_campaign(
     plan = [(t, a, i) for t in c.tasks for a in c.agents for i in range(c.trials)]
     todo = [p for p in plan if trial_id(p[0].id, p[1].agent_id, p[2]) not in done]
     runner = _Runner(c, domains, manifest, progress)
-    runner.preflight()  # before anything is written: an invalid task leaves no directory
+    await runner.preflight()  # before anything is written: an invalid task leaves no directory
+    c.out.mkdir(parents=True, exist_ok=True)
+    lock = _lock(c.out)
     write_manifest(c.out, manifest)  # first: its presence is what marks a campaign
     with ResultsWriter(c.out) as writer:
         runner.writer = writer
@@ -316,6 +417,9 @@ async def run_campaign(
         async def worker() -> None:
             for task, agent, i in queue:
                 await runner.run_trial(task, agent, i)
+                # Yield even when an agent never awaits (oracle, fault injection): other
+                # workers interleave and a Ctrl-C cancellation is delivered promptly.
+                await asyncio.sleep(0)
 
         try:
             async with asyncio.TaskGroup() as tg:
@@ -323,4 +427,9 @@ async def run_campaign(
                     tg.create_task(worker())
         finally:
             progress.finish()
+            for a in c.agents:  # agents holding servers (bring-your-own) stop them here
+                aclose = getattr(a, "aclose", None)
+                if aclose is not None:
+                    await aclose()
+            lock.close()  # releases the flock
     return CampaignResult(c.out, len(plan), len(plan) - len(todo), len(todo), runner.system_errors)

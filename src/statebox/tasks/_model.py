@@ -8,7 +8,6 @@ a `StatePatch` by a before-validator, so code sees one typed shape.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import AwareDatetime, Field, ValidationInfo, field_validator, model_validator
@@ -180,8 +179,3 @@ class Task(Model):
             if len(parts) >= 2:
                 data["family"] = parts[1]
         return data
-
-    @property
-    def clock(self) -> datetime:
-        """The frozen clock as a datetime."""
-        return self.now

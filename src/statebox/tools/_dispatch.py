@@ -9,6 +9,7 @@ exception (the runner records it as a system error).
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Collection, Iterable, Mapping
 from typing import Any
@@ -124,8 +125,14 @@ class Dispatcher:
             return _error(call, "unknown_tool", f"no tool named {call.tool!r}", False)
         if call.tool not in self._allowed:
             return _error(call, "not_allowed", f"tool {call.tool!r} is not available", False)
+        # Arguments are validated as the JSON an agent sends, in strict mode: `true` is not
+        # 1.0, "12.5" is not a number, NaN and lone surrogates are refused.
         try:
-            args = spec.params.model_validate(call.args)
+            payload = json.dumps(call.args, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            return _error(call, "invalid_arguments", f"not JSON values: {exc}", spec.mutates)
+        try:
+            args = spec.params.model_validate_json(payload, strict=True)
         except ValidationError as exc:
             return _error(call, "invalid_arguments", _validation_message(exc), spec.mutates)
         kwargs = {name: getattr(args, name) for name in type(args).model_fields}

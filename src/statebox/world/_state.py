@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Literal
 
 from statebox._model import Model
-from statebox.world._canonical import RowKey, Scalar, Snapshot, key_sort, state_hash
+from statebox.world._canonical import Scalar, Snapshot, key_sort, state_hash
 from statebox.world._field_policy import FieldPolicy
 
 __all__ = ["RowEffect", "State", "apply_effects", "effects"]
@@ -95,14 +95,6 @@ class State:
         if self._hash is None:
             self._hash = state_hash(self.rows)
         return self._hash
-
-    def row(self, table: str, key: RowKey) -> dict[str, Scalar] | None:
-        """One row by primary key, or None."""
-        return self.rows.get(table, {}).get(key)
-
-    def key_of(self, table: str, key: Mapping[str, Scalar]) -> RowKey:
-        """The key tuple of a key mapping, in primary-key order."""
-        return tuple(key[c] for c in self.primary_keys[table])
 
     def __eq__(self, other: object) -> bool:
         # An empty table and an absent one hold the same facts (hash agrees: see state_hash).

@@ -13,8 +13,10 @@ from statebox.world import ExcludedField, FieldPolicy
 
 __all__ = ["DOMAIN"]
 
-_FREE_TEXT = "free text; judged by rubric, not compared"
-
+_FREE_TEXT = (
+    "free text written by the agent: its wording is not a business fact, so it is not "
+    "compared (a task that cares declares a response rubric)"
+)
 DOMAIN = Domain.from_folder(
     "retail",
     Path(__file__).parent,

@@ -1,0 +1,431 @@
+"""Shared pieces of the auto insurance task generator: seed lookups, dates, patches, calls.
+
+And the collector.
+
+The seed lookups are built once at import from the deterministic domain seed and never written.
+Tasks accumulate in a `TaskSet` the caller creates and passes to every family.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+from statebox.domains.auto_insurance.rating import age_on
+from statebox.domains.auto_insurance.seed import SEED_DATE, add_months, seed_rows
+
+__all__ = [
+    "BY_ID",
+    "NOW",
+    "SEED",
+    "TODAY",
+    "Patch",
+    "Row",
+    "TaskSet",
+    "add_months",
+    "age_on",
+    "call",
+    "cancellation",
+    "claims_of",
+    "coverages_of",
+    "customer_of",
+    "day",
+    "drivers_of",
+    "fee",
+    "fmt",
+    "ident",
+    "installments_of",
+    "inv",
+    "last_paid",
+    "late_paid",
+    "merge",
+    "next_unpaid",
+    "open_claims",
+    "past_due",
+    "pick",
+    "plan_of",
+    "policies",
+    "ts",
+    "vehicles_of",
+    "verify",
+    "who",
+]
+
+NOW: Final = "2025-11-03T14:00:00+00:00"
+TODAY: Final = SEED_DATE
+Row = dict[str, Any]
+Patch = dict[str, list[Row]]
+
+SEED: Final[Mapping[str, Sequence[Row]]] = seed_rows()
+BY_ID: Final[Mapping[str, Mapping[str, Row]]] = {
+    table: {str(r["id"]): r for r in rows}
+    for table, rows in SEED.items()
+    if table != "installment_plans"
+}
+OPEN_CLAIM: Final = ("open", "awaiting_documents", "under_review")
+
+# ----------------------------------------------------------------------------- lookups
+
+
+def policies() -> list[Row]:
+    """Every seed policy, in id order."""
+    return list(SEED["policies"])
+
+
+def customer_of(policy_id: str) -> Row:
+    """The policy's customer row."""
+    return BY_ID["customers"][BY_ID["policies"][policy_id]["customer_id"]]
+
+
+def _of(table: str, policy_id: str) -> list[Row]:
+    return [r for r in SEED[table] if r["policy_id"] == policy_id]
+
+
+def vehicles_of(policy_id: str) -> list[Row]:
+    """The policy's seed vehicles."""
+    return _of("vehicles", policy_id)
+
+
+def drivers_of(policy_id: str) -> list[Row]:
+    """The policy's seed drivers."""
+    return _of("drivers", policy_id)
+
+
+def coverages_of(
+    policy_id: str, vehicle_id: str | None = None, kind: str | None = None
+) -> list[Row]:
+    """The policy's seed coverages, optionally of one vehicle and kind."""
+    return [
+        c
+        for c in _of("coverages", policy_id)
+        if (vehicle_id is None or c["vehicle_id"] == vehicle_id)
+        and (kind is None or c["kind"] == kind)
+    ]
+
+
+def installments_of(policy_id: str) -> list[Row]:
+    """The policy's seed installments, by sequence."""
+    return sorted(_of("installments", policy_id), key=lambda r: r["seq"])
+
+
+def claims_of(policy_id: str) -> list[Row]:
+    """The policy's seed claims."""
+    return _of("claims", policy_id)
+
+
+def open_claims(policy_id: str) -> list[Row]:
+    """The policy's seed claims that are still open."""
+    return [c for c in claims_of(policy_id) if c["status"] in OPEN_CLAIM]
+
+
+def plan_of(policy_id: str) -> Row:
+    """The policy's installment plan row."""
+    return next(p for p in SEED["installment_plans"] if p["policy_id"] == policy_id)
+
+
+def pick(pred: Callable[[Row], bool], n: int, skip: int = 0) -> list[str]:
+    """The ids of the first ``n`` policies (after ``skip``) satisfying ``pred``; asserts enough."""
+    ids = [p["id"] for p in policies() if pred(p)][skip : skip + n]
+    assert len(ids) == n, f"only {len(ids)} policies match"
+    return ids
+
+
+# ----------------------------------------------------------------------------- dates
+
+
+def day(days: int) -> date:
+    """The date ``days`` days after the clock (negative: before)."""
+    return TODAY + timedelta(days=days)
+
+
+def ts(d: date, hour: int = 10) -> str:
+    """An ISO timestamp at ``hour`` UTC on ``d``."""
+    return datetime.combine(d, time(hour), tzinfo=UTC).isoformat()
+
+
+# ----------------------------------------------------------------------------- patches
+
+
+def merge(*patches: Patch) -> Patch:
+    """Concatenate patches table by table."""
+    out: Patch = defaultdict(list)
+    for p in patches:
+        for table, rows in p.items():
+            out[table].extend(rows)
+    return dict(out)
+
+
+def last_paid(policy_id: str) -> Row:
+    """The policy's most recently due paid installment."""
+    return [i for i in installments_of(policy_id) if i["status"] == "paid"][-1]
+
+
+def next_unpaid(policy_id: str) -> Row:
+    """The policy's first unpaid installment."""
+    return next(i for i in installments_of(policy_id) if i["status"] == "unpaid")
+
+
+def past_due(policy_id: str, days: int) -> tuple[Patch, Patch, str]:
+    """Make the last paid installment unpaid and due ``days`` days ago (its payment removed).
+
+    Returns:
+        (patch, delete, installment id).
+    """
+    inst = last_paid(policy_id)
+    payment = next(p for p in SEED["payments"] if p["installment_id"] == inst["id"])
+    due = day(-days).isoformat()
+    patch: Patch = {
+        "installments": [
+            {
+                "id": inst["id"],
+                "status": "unpaid",
+                "paid_at": None,
+                "due_date": due,
+                "original_due_date": due,
+            }
+        ]
+    }
+    return patch, {"payments": [{"id": payment["id"]}]}, inst["id"]
+
+
+def late_paid(policy_id: str, due_days_ago: int, paid_after_days: int) -> tuple[Patch, str]:
+    """Re-date the last paid installment: due ``due_days_ago`` days ago, paid that many days later.
+
+    ``paid_after_days`` is the delay between due date and payment.
+    """
+    inst = last_paid(policy_id)
+    payment = next(p for p in SEED["payments"] if p["installment_id"] == inst["id"])
+    due = day(-due_days_ago)
+    paid = ts(due + timedelta(days=paid_after_days), 8)
+    patch: Patch = {
+        "installments": [
+            {
+                "id": inst["id"],
+                "due_date": due.isoformat(),
+                "original_due_date": due.isoformat(),
+                "paid_at": paid,
+            }
+        ],
+        "payments": [{"id": payment["id"], "created_at": paid}],
+    }
+    return patch, inst["id"]
+
+
+def fee(
+    policy_id: str,
+    fee_id: str,
+    installment_id: str | None,
+    created: date,
+    status: str = "charged",
+    kind: str = "late_fee",
+    waive_reason: str | None = None,
+) -> Patch:
+    """One fee row."""
+    return {
+        "fees": [
+            {
+                "id": fee_id,
+                "policy_id": policy_id,
+                "installment_id": installment_id,
+                "kind": kind,
+                "amount": 15.0 if kind == "late_fee" else 25.0,
+                "status": status,
+                "waive_reason": waive_reason,
+                "created_at": ts(created, 6),
+                "resolved_at": None if status == "charged" else ts(created, 12),
+            }
+        ]
+    }
+
+
+def cancellation(
+    policy_id: str, cancellation_id: str, effective: date, reason: str, created: date
+) -> Patch:
+    """A scheduled cancellation and the policy's pending status."""
+    return {
+        "cancellations": [
+            {
+                "id": cancellation_id,
+                "policy_id": policy_id,
+                "reason": reason,
+                "effective_date": effective.isoformat(),
+                "status": "scheduled",
+                "created_at": ts(created, 6),
+                "rescinded_at": None,
+            }
+        ],
+        "policies": [{"id": policy_id, "status": "pending_cancellation"}],
+    }
+
+
+def fmt(d: date) -> str:
+    """A date as the user says it (ISO, so the agent can pass it on unchanged)."""
+    return d.isoformat()
+
+
+# ----------------------------------------------------------------------------- calls
+
+
+def call(tool: str, **args: Any) -> Row:
+    """One golden call."""
+    return {"tool": tool, "args": args}
+
+
+def verify(policy_id: str, dob: str | None = None, zip_code: str | None = None) -> Row:
+    """The verification call, with the customer's true details unless overridden."""
+    c = customer_of(policy_id)
+    return call(
+        "verify_identity",
+        policy_id=policy_id,
+        date_of_birth=dob or c["date_of_birth"],
+        zip_code=zip_code or c["zip_code"],
+    )
+
+
+def ident(policy_id: str) -> list[Row]:
+    """Verification then the policy read every trajectory starts with."""
+    return [verify(policy_id), call("get_policy", policy_id=policy_id)]
+
+
+def inv(sql: str, equals: Any, description: str) -> Row:
+    """A SQL invariant."""
+    return {"sql": sql, "equals": equals, "description": description}
+
+
+def who(policy_id: str) -> str:
+    """The scripted identity line."""
+    c = customer_of(policy_id)
+    return (
+        f"My policy number is {policy_id}, my date of birth is {c['date_of_birth']} "
+        f"and my ZIP code is {c['zip_code']}."
+    )
+
+
+# ----------------------------------------------------------------------------- tasks
+
+
+def _mentioned(value: Any, text: str) -> bool:
+    return re.search(rf"(?<![A-Za-z0-9]){re.escape(str(value))}(?![A-Za-z0-9])", text) is not None
+
+
+class TaskSet:
+    """Collects tasks by family; ids are numbered per family and variant in insertion order."""
+
+    def __init__(self) -> None:
+        self._families: dict[str, list[Row]] = defaultdict(list)
+        self._counters: dict[tuple[str, str], int] = defaultdict(int)
+
+    def add(
+        self,
+        family: str,
+        variant: str,
+        *,
+        policy: str,
+        description: str,
+        opening: str,
+        goal: str,
+        script: list[str],
+        golden: list[Row],
+        facts: Row | None = None,
+        patch: Patch | None = None,
+        delete: Patch | None = None,
+        invariants: list[Row] | None = None,
+        tags: list[str] | None = None,
+        read_only: bool = False,
+        refusal: bool = False,
+        rubric: list[str] | None = None,
+        reference_response: str = "",
+        identity: Row | None = None,
+    ) -> None:
+        """Append one task to its family.
+
+        ``facts`` are the outcome-deciding facts only the user holds: each must be said in the
+        script and not in the opening, and the task is tagged ``user-fact``. ``identity``
+        overrides the verification facts (a caller who misremembers them).
+        """
+        self._counters[family, variant] += 1
+        task_id = f"auto_insurance.{family}.{variant}.{self._counters[family, variant]:03d}"
+        cust = customer_of(policy)
+        said = "\n".join(script)
+        for key, value in (facts or {}).items():
+            assert _mentioned(value, said), f"{task_id}: fact {key}={value!r} not in the script"
+            assert not _mentioned(value, opening), f"{task_id}: fact {key} is in the opening"
+        if rubric:
+            assert reference_response, f"{task_id}: a rubric needs a reference_response"
+        user_facts: Row = (
+            identity
+            if identity is not None
+            else {
+                "policy_id": policy,
+                "date_of_birth": cust["date_of_birth"],
+                "zip_code": cust["zip_code"],
+            }
+        )
+        user_facts = {**user_facts, **(facts or {})}
+        initial: Row = dict(patch or {})
+        if delete:
+            initial["delete"] = delete
+        task: Row = {
+            "id": task_id,
+            "domain": "auto_insurance",
+            "split": "train" if len(self._families[family]) % 5 == 1 else "test",
+            "now": NOW,
+            "description": description,
+        }
+        if initial:
+            task["initial_state"] = initial
+        task["user"] = {
+            "opening": opening,
+            "persona": f"{cust['first_name']} {cust['last_name']}, policyholder of {policy}",
+            "facts": user_facts,
+            "goal": goal,
+            "script": script,
+        }
+        task["golden"] = golden
+        checks: Row = {}
+        if invariants:
+            checks["invariants"] = invariants
+        if rubric:
+            checks["response"] = {"rubric": rubric}
+        if checks:
+            task["checks"] = checks
+        if reference_response:
+            task["reference_response"] = reference_response
+        labels = set(tags or [])
+        if facts:
+            labels.add("user-fact")
+        if refusal or read_only:
+            labels.add("refusal")
+        task["tags"] = sorted(labels)
+        task["read_only"] = read_only
+        self._families[family].append(task)
+
+    def all(self) -> list[Row]:
+        """Every task, by family then insertion order."""
+        return [t for f in sorted(self._families) for t in self._families[f]]
+
+    def counts(self) -> dict[str, int]:
+        """Tasks per family, by family name."""
+        return {f: len(t) for f, t in sorted(self._families.items())}
+
+    def write(self, out: Path) -> None:
+        """Write one YAML list per family into ``out``, removing files of families not built."""
+        out.mkdir(parents=True, exist_ok=True)
+        for old in out.glob("*.yaml"):
+            if old.stem not in self._families:
+                old.unlink()
+        for family in sorted(self._families):
+            text = yaml.safe_dump(
+                self._families[family],
+                sort_keys=False,
+                allow_unicode=True,
+                width=100,
+                default_flow_style=False,
+            )
+            (out / f"{family}.yaml").write_text(text, encoding="utf-8")

@@ -1,0 +1,371 @@
+"""Shared pieces of the travel task generator: seed lookups, patches, calls, the collector.
+
+Seed lookups are built once at import from the deterministic domain seed and never written.
+Tasks accumulate in a `TaskSet` the caller passes to every family.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime, time, timedelta
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+
+from statebox.domains.travel.seed import SEED_DATE, seed_rows
+from statebox.domains.travel.tools._fees import cancellation_fee, change_fee
+
+__all__ = ["cancellation_fee", "change_fee"]
+
+NOW: Final = "2026-03-10T14:00:00+00:00"
+TODAY: Final = SEED_DATE
+Row = dict[str, Any]
+Patch = dict[str, list[Row]]
+
+SEED: Final[Mapping[str, Sequence[Row]]] = seed_rows()
+
+
+def _index(table: str, key: str = "id") -> dict[str, Row]:
+    return {str(r[key]): r for r in SEED[table]}
+
+
+CUSTOMERS: Final = _index("customers")
+BOOKINGS: Final = _index("bookings")
+LOYALTY: Final = _index("loyalty_accounts", "customer_id")
+STAYS: Final = _index("hotel_stays", "booking_id")
+CORPS: Final = _index("corporate_accounts")
+HOTELS: Final = _index("hotels")
+SEGMENTS: Final = {str(r["booking_id"]): r for r in SEED["flight_segments"]}
+CREDITED: Final = {str(r["booking_id"]) for r in SEED["loyalty_transactions"]}
+TIER_NAME: Final = {"blue": "Blue", "silver": "Silver", "gold": "Gold", "platinum": "Platinum"}
+MULTIPLIER: Final = {"blue": 1.0, "silver": 1.25, "gold": 1.5, "platinum": 2.0}
+
+
+def day(days: int) -> date:
+    """The date ``days`` after the clock (negative: before)."""
+    return TODAY + timedelta(days=days)
+
+
+def ts(d: date, hour: int = 10) -> str:
+    """An ISO timestamp at ``hour`` UTC on ``d``."""
+    return datetime.combine(d, time(hour), tzinfo=UTC).isoformat()
+
+
+def merge(*patches: Patch) -> Patch:
+    """Concatenate patches table by table."""
+    out: Patch = defaultdict(list)
+    for p in patches:
+        for table, rows in p.items():
+            out[table].extend(rows)
+    return dict(out)
+
+
+def of_kind(kind: str) -> list[str]:
+    """Seed booking ids of one kind, excluding corporate and cancelled ones."""
+    return [
+        b["id"]
+        for b in SEED["bookings"]
+        if b["kind"] == kind and b["status"] != "cancelled" and b["corporate_account_id"] is None
+    ]
+
+
+class Picker:
+    """Hands out distinct seed bookings of a kind, round robin, so tasks vary customers."""
+
+    def __init__(self, kind: str, skip: int = 0) -> None:
+        self._ids = of_kind(kind)
+        self._next = skip
+
+    def __call__(self) -> str:
+        """The next booking id."""
+        bk = self._ids[self._next % len(self._ids)]
+        self._next += 1
+        return bk
+
+
+def owner(bk: str) -> str:
+    """The customer id of a booking."""
+    return str(BOOKINGS[bk]["customer_id"])
+
+
+def trip(
+    bk: str,
+    days: int,
+    *,
+    status: str = "confirmed",
+    plan: str | None = None,
+    total: float | None = None,
+    nightly: float | None = None,
+) -> Patch:
+    """Re-date a booking to start ``days`` after today, with optional plan and price."""
+    b = BOOKINGS[bk]
+    start = day(days)
+    row: Row = {"id": bk, "status": status, "start_date": start.isoformat()}
+    patch: Patch = {}
+    if b["kind"] == "flight":
+        row["end_date"] = start.isoformat()
+        if plan:
+            row["fare_class"] = plan
+        if total is not None:
+            row["total"] = total
+            patch["payments"] = [{"id": f"PAY-{bk[3:]}", "amount": total}]
+        seg = SEGMENTS[bk]
+        patch["flight_segments"] = [{"id": seg["id"], "depart_at": ts(start, 9)}]
+    else:
+        stay = STAYS[bk]
+        nights = int(stay["nights"])
+        row["end_date"] = (start + timedelta(days=nights)).isoformat()
+        if plan:
+            row["rate_plan"] = plan
+        if nightly is not None:
+            row["total"] = round(nightly * nights, 2)
+            patch["hotel_stays"] = [{"booking_id": bk, "nightly_rate": nightly}]
+            patch["payments"] = [{"id": f"PAY-{bk[3:]}", "amount": row["total"]}]
+    patch["bookings"] = [row]
+    return patch
+
+
+def tier(customer_id: str, value: str, nights: int | None = None) -> Patch:
+    """Set a customer's loyalty tier (and qualifying nights)."""
+    row: Row = {"customer_id": customer_id, "tier": value}
+    if nights is not None:
+        row["qualifying_nights"] = nights
+    return {"loyalty_accounts": [row]}
+
+
+def total_of(bk: str, patch: Patch) -> float:
+    """A booking's total after a patch."""
+    for row in patch.get("bookings", []):
+        if row["id"] == bk and "total" in row:
+            return float(row["total"])
+    return float(BOOKINGS[bk]["total"])
+
+
+def nightly_of(bk: str, patch: Patch) -> float:
+    """A hotel booking's nightly rate after a patch."""
+    for row in patch.get("hotel_stays", []):
+        if row["booking_id"] == bk and "nightly_rate" in row:
+            return float(row["nightly_rate"])
+    return float(STAYS[bk]["nightly_rate"])
+
+
+def ticket(
+    ticket_id: str,
+    customer_id: str,
+    booking_id: str | None,
+    category: str,
+    subject: str,
+    status: str = "open",
+) -> Patch:
+    """A full ticket row and its opening note."""
+    return {
+        "tickets": [
+            {
+                "id": ticket_id,
+                "customer_id": customer_id,
+                "booking_id": booking_id,
+                "subject": subject,
+                "category": category,
+                "status": status,
+                "priority": "normal",
+                "hold_reason": None,
+                "escalation_reason": None,
+                "created_at": ts(day(-2), 11),
+                "updated_at": ts(day(-2), 11),
+            }
+        ],
+        "ticket_notes": [
+            {
+                "id": f"TN-{int(ticket_id[4:]):04d}",
+                "ticket_id": ticket_id,
+                "public": 1,
+                "body": subject,
+                "created_at": ts(day(-2), 11),
+            }
+        ],
+    }
+
+
+# ----------------------------------------------------------------------------- calls
+
+
+def call(tool: str, **args: Any) -> Row:
+    """One golden call."""
+    return {"tool": tool, "args": args}
+
+
+def ident(customer_id: str, booking_id: str | None = None) -> list[Row]:
+    """Identity by email, the profile (which lists booking ids), then the booking."""
+    calls = [
+        call("find_customer_by_email", email=CUSTOMERS[customer_id]["email"]),
+        call("get_customer_profile", customer_id=customer_id),
+    ]
+    if booking_id:
+        calls.append(call("get_booking", booking_id=booking_id))
+    return calls
+
+
+def inv(sql: str, equals: Any, description: str) -> Row:
+    """A SQL invariant."""
+    return {"sql": sql, "equals": equals, "description": description}
+
+
+def status_is(bk: str, status: str) -> Row:
+    """Invariant: the booking's status."""
+    return inv(f"select status from bookings where id = '{bk}'", status, f"{bk} is {status}")
+
+
+def refunds_on(bk: str, count: int) -> Row:
+    """Invariant: number of refunds on a booking."""
+    return inv(
+        f"select count(*) from refunds where booking_id = '{bk}'",
+        count,
+        f"{count} refund(s) on {bk}",
+    )
+
+
+def email(customer_id: str) -> str:
+    """The customer's email."""
+    return str(CUSTOMERS[customer_id]["email"])
+
+
+def name(customer_id: str) -> str:
+    """The customer's full name."""
+    c = CUSTOMERS[customer_id]
+    return f"{c['first_name']} {c['last_name']}"
+
+
+def who(customer_id: str) -> str:
+    """The scripted identity line."""
+    return f"My email is {email(customer_id)}."
+
+
+def where(bk: str) -> str:
+    """How a customer names a booking (route or hotel city)."""
+    b = BOOKINGS[bk]
+    if b["kind"] == "flight":
+        seg = SEGMENTS[bk]
+        return f"flight from {seg['origin']} to {seg['destination']}"
+    return f"hotel stay in {HOTELS[str(STAYS[bk]['hotel_id'])]['city']}"
+
+
+def usd(amount: float) -> str:
+    """Dollars as text."""
+    return f"${amount:,.2f}"
+
+
+# ----------------------------------------------------------------------------- tasks
+
+
+class TaskSet:
+    """Collects tasks by family; ids are numbered per family and variant in insertion order."""
+
+    def __init__(self) -> None:
+        self._families: dict[str, list[Row]] = defaultdict(list)
+        self._counters: dict[tuple[str, str], int] = defaultdict(int)
+
+    def add(
+        self,
+        family: str,
+        variant: str,
+        *,
+        customer: str,
+        description: str,
+        opening: str,
+        goal: str,
+        script: list[str],
+        golden: list[Row],
+        facts: Row | None = None,
+        patch: Patch | None = None,
+        delete: Patch | None = None,
+        invariants: list[Row] | None = None,
+        tags: list[str] | None = None,
+        read_only: bool = False,
+        refusal: bool = False,
+        rubric: list[str] | None = None,
+        reference: str = "",
+        persona: str | None = None,
+        user_email: str | None = None,
+    ) -> None:
+        """Append one task to its family.
+
+        ``facts`` beyond the email make the task a ``user-fact`` task; every such fact
+        must appear in the script. ``read_only`` or ``refusal`` tag it ``refusal``.
+        """
+        self._counters[family, variant] += 1
+        task_id = f"travel.{family}.{variant}.{self._counters[family, variant]:03d}"
+        patch = patch or {}
+        level = str(LOYALTY[customer]["tier"])
+        for row in patch.get("loyalty_accounts", []):
+            if row["customer_id"] == customer and "tier" in row:
+                level = row["tier"]
+        user_facts: Row = {"email": user_email or email(customer)}
+        tag_set = set(tags or [])
+        if facts:
+            said = "\n".join(script)
+            for key, value in facts.items():
+                assert str(value) in said, f"{task_id}: fact {key} not in the script"
+                assert str(value) not in opening, f"{task_id}: fact {key} in the opening"
+            user_facts.update(facts)
+            tag_set.add("user-fact")
+        if read_only or refusal:
+            tag_set.add("refusal")
+        initial: Row = dict(patch)
+        if delete:
+            initial["delete"] = delete
+        task: Row = {
+            "id": task_id,
+            "domain": "travel",
+            "split": "train" if len(self._families[family]) % 5 == 1 else "test",
+            "now": NOW,
+            "description": description,
+        }
+        if initial:
+            task["initial_state"] = initial
+        task["user"] = {
+            "opening": opening,
+            "persona": persona or f"{name(customer)}, {TIER_NAME[level]} member",
+            "facts": user_facts,
+            "goal": goal,
+            "script": script,
+        }
+        task["golden"] = golden
+        checks: Row = {}
+        if invariants:
+            checks["invariants"] = invariants
+        if rubric:
+            assert reference, f"{task_id}: a rubric needs a reference_response"
+            checks["response"] = {"rubric": rubric}
+        if checks:
+            task["checks"] = checks
+        if reference:
+            task["reference_response"] = reference
+        task["tags"] = sorted(tag_set)
+        task["read_only"] = read_only
+        self._families[family].append(task)
+
+    def counts(self) -> dict[str, int]:
+        """Tasks per family, by family name."""
+        return {f: len(t) for f, t in sorted(self._families.items())}
+
+    def all(self) -> list[Row]:
+        """Every task, family by family."""
+        return [t for f in sorted(self._families) for t in self._families[f]]
+
+    def write(self, out: Path) -> None:
+        """Write one YAML list per family into ``out``, removing files of families not built."""
+        out.mkdir(parents=True, exist_ok=True)
+        for old in out.glob("*.yaml"):
+            if old.stem not in self._families:
+                old.unlink()
+        for family in sorted(self._families):
+            text = yaml.safe_dump(
+                self._families[family],
+                sort_keys=False,
+                allow_unicode=True,
+                width=100,
+                default_flow_style=False,
+            )
+            (out / f"{family}.yaml").write_text(text, encoding="utf-8")

@@ -1,0 +1,117 @@
+"""``statebox tasks card``: print (or write) the suite card."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+from rich.table import Table
+
+from statebox.cli._app import err_console, handled, tasks_app
+from statebox.cli._commands import _registry, out_console
+
+CardFormat = Literal["table", "markdown", "json"]
+
+
+@tasks_app.command("card")
+@handled
+def card(
+    suite: Annotated[str, typer.Option(help="Built-in suite (domain or 'all').")] = "all",
+    fmt: Annotated[CardFormat, typer.Option("--format", help="table, markdown or json.")] = "table",
+    validate: Annotated[
+        bool,
+        typer.Option(
+            "--validate/--no-validate", help="Measure check strength by validating every task."
+        ),
+    ] = True,
+    output: Annotated[
+        Path | None,
+        typer.Option("--output", "-o", help="Write the markdown or json to this file."),
+    ] = None,
+    domain: Annotated[
+        list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
+    ] = None,
+) -> None:
+    """Print the suite card (tasks, families, splits, check strength, field policies).
+
+    Also read-only and rubric tasks, golden calls per task, frozen clocks, licence and
+    intended use.
+    """
+    from statebox.report import build_suite_card, format_strength, render_card_markdown
+
+    registry = _registry(domain)
+    if validate:
+        err_console.print("validating every task for check strength (--no-validate skips)")
+    suite_card = asyncio.run(build_suite_card(registry, suite, validate=validate))
+    if fmt == "table" and output is not None:
+        fmt = "markdown"
+    if fmt == "markdown" or fmt == "json":
+        if fmt == "markdown":
+            text = render_card_markdown(suite_card)
+        else:
+            data = suite_card.model_dump(mode="json")
+            data["tasks"] = suite_card.tasks
+            total = suite_card.check_strength
+            data["check_strength"] = None if total is None else total.strength
+            text = json.dumps(data, indent=2) + "\n"
+        if output is not None:
+            output.parent.mkdir(parents=True, exist_ok=True)
+            output.write_text(text, encoding="utf-8")
+            err_console.print(f"wrote {output}")
+        else:
+            typer.echo(text, nl=False)
+        return
+    table = Table(title=f"suite card: {suite} ({suite_card.tasks} tasks)")
+    for col in (
+        "domain",
+        "tasks",
+        "families",
+        "test/train",
+        "read-only",
+        "rubric",
+        "user-fact",
+        "refusal",
+        "golden calls mean [min, max]",
+        "check strength",
+        "invalid",
+        "clock",
+    ):
+        table.add_column(col)
+    for d in suite_card.domains:
+        table.add_row(
+            d.domain,
+            str(d.tasks),
+            str(len(d.families)),
+            f"{d.splits.get('test', 0)}/{d.splits.get('train', 0)}",
+            str(d.read_only),
+            str(d.rubric),
+            str(d.user_fact),
+            str(d.refusal),
+            f"{d.golden_calls_mean:.2f} [{d.golden_calls_min}, {d.golden_calls_max}]",
+            format_strength(d.check_strength),
+            "not run" if d.check_strength is None else str(d.check_strength.invalid_tasks),
+            ", ".join(d.clocks),
+        )
+    out_console.print(table)
+    fam = Table(title="tasks per family")
+    for col in ("domain", "family", "tasks"):
+        fam.add_column(col)
+    for d in suite_card.domains:
+        for f, n in d.families.items():
+            fam.add_row(d.domain, f, str(n))
+    out_console.print(fam)
+    fields = Table(title="field policies (columns left out of comparison)")
+    for col in ("domain", "column", "reason"):
+        fields.add_column(col)
+    for d in suite_card.domains:
+        for e in d.field_policy:
+            fields.add_row(d.domain, f"{e.table}.{e.column}", e.reason)
+    out_console.print(fields)
+    out_console.print(
+        f"total: {suite_card.tasks} tasks in {len(suite_card.domains)} domains; check strength "
+        f"over the suite: {format_strength(suite_card.check_strength)}"
+    )
+    out_console.print(f"licence and intended use: {suite_card.intended_use}")

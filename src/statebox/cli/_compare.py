@@ -1,0 +1,189 @@
+"""``statebox compare RUN_A RUN_B``: campaign B against campaign A, paired by task."""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from statebox.cli._app import app, handled
+from statebox.errors import ConfigError
+
+__all__ = ["compare"]
+
+_ALPHA = 0.05
+
+
+class CompareFormat(StrEnum):
+    """Output formats of ``compare``."""
+
+    table = "table"
+    json = "json"
+
+
+def _outcomes(directory: Path, agent: str | None, side: str) -> tuple[str, list[Any]]:
+    from statebox.metrics import outcomes_from_trials
+    from statebox.records import TrialStatus, read_trial_rows
+
+    rows = read_trial_rows(directory)
+    if not rows:
+        raise ConfigError(f"{directory}: no trial records yet")
+    agents = sorted({r.agent_id for r in rows})
+    if agent is None:
+        if len(agents) > 1:
+            raise ConfigError(
+                f"{directory} holds several agents ({', '.join(agents)}); "
+                f"choose one with --agent-{side}"
+            )
+        agent = agents[0]
+    elif agent not in agents:
+        raise ConfigError(f"no agent {agent!r} in {directory}; it has {', '.join(agents)}")
+    # System errors count as unsuccessful trials, as in the canonical figures.
+    trials = ((r.task_id, r.domain, r.status == TrialStatus.PASSED) for r in rows)
+    chosen = [t for t, r in zip(trials, rows, strict=True) if r.agent_id == agent]
+    return agent, outcomes_from_trials(chosen)
+
+
+def _lift_json(lift: Any) -> dict[str, Any]:
+    return {
+        "a": lift.a,
+        "b": lift.b,
+        "lift": lift.lift,
+        "interval": [lift.interval.low, lift.interval.high],
+        "test": lift.test._asdict(),
+        "significant": lift.test.p_value < _ALPHA,
+    }
+
+
+def _as_json(report: Any, a: str, b: str) -> dict[str, Any]:
+    def group(g: Any) -> dict[str, Any]:
+        return {
+            "tasks": g.tasks,
+            "pass_at_1": _lift_json(g.pass_at_1),
+            "observed_k_of_k": _lift_json(g.observed_k_of_k),
+        }
+
+    return {
+        "a": a,
+        "b": b,
+        "alpha": _ALPHA,
+        "bootstrap": "paired " + report.spec.describe(),
+        "overall": group(report.overall),
+        "by_domain": {d: group(g) for d, g in report.by_domain.items()},
+        "flipped": [
+            {
+                "task_id": f.task_id,
+                "domain": f.domain,
+                "direction": f.direction,
+                "a": [f.a.c, f.a.n],
+                "b": [f.b.c, f.b.n],
+            }
+            for f in report.flipped
+        ],
+        "only_a": report.only_a,
+        "only_b": report.only_b,
+    }
+
+
+def _cell(lift: Any) -> str:
+    return f"{lift.lift:+.3f} [{lift.interval.low:+.3f}, {lift.interval.high:+.3f}]"
+
+
+def _p(lift: Any) -> str:
+    mark = " *" if lift.test.p_value < _ALPHA else ""
+    return f"{lift.test.p_value:.2g}{mark}"
+
+
+def _print(report: Any, a: str, b: str, console: Console) -> None:
+    table = Table(title=f"B = {b} against A = {a}, paired by task (lift = B − A)")
+    for name in ("group", "tasks", "pass@1 A", "pass@1 B", "lift pass@1", "p (Wilcoxon)"):
+        table.add_column(name, justify="left" if name == "group" else "right")
+    for name in ("observed k/k A", "observed k/k B", "lift observed k/k", "p (McNemar)"):
+        table.add_column(name, justify="right")
+    groups = [("overall", report.overall), *report.by_domain.items()]
+    for name, g in groups:
+        p1, kk = g.pass_at_1, g.observed_k_of_k
+        table.add_row(
+            name,
+            str(g.tasks),
+            f"{p1.a:.3f}",
+            f"{p1.b:.3f}",
+            _cell(p1),
+            _p(p1),
+            f"{kk.a:.3f}",
+            f"{kk.b:.3f}",
+            _cell(kk),
+            _p(kk),
+        )
+    table.caption = (
+        f"in brackets: paired {report.spec.describe()}; p for pass@1: "
+        f"{report.overall.pass_at_1.test.name}; p for observed k/k: "
+        f"{report.overall.observed_k_of_k.test.name}; * p < {_ALPHA}"
+    )
+    console.print(table)
+    if report.flipped:
+        flips = Table(title="tasks that flipped (passed every trial in one campaign only)")
+        for name in ("task", "domain", "direction", "A passes", "B passes"):
+            flips.add_column(name)
+        for f in report.flipped:
+            flips.add_row(
+                f.task_id,
+                f.domain,
+                "gained: B passes every trial, A does not"
+                if f.direction == "gained"
+                else "lost: A passes every trial, B does not",
+                f"{f.a.c}/{f.a.n}",
+                f"{f.b.c}/{f.b.n}",
+            )
+        console.print(flips)
+    else:
+        console.print("no task flipped between passing every trial and not")
+    for side, ids in (("A", report.only_a), ("B", report.only_b)):
+        if ids:
+            console.print(
+                f"note: {len(ids)} tasks only in {side}, left out: "
+                + ", ".join(ids[:10])
+                + (" …" if len(ids) > 10 else "")
+            )
+
+
+@app.command()
+@handled
+def compare(
+    run_a: Annotated[Path, typer.Argument(help="Baseline campaign directory (A).")],
+    run_b: Annotated[Path, typer.Argument(help="Campaign compared with it (B).")],
+    agent_a: Annotated[
+        str | None, typer.Option(help="Agent id in A (needed when A holds several).")
+    ] = None,
+    agent_b: Annotated[
+        str | None, typer.Option(help="Agent id in B (needed when B holds several).")
+    ] = None,
+    format: Annotated[CompareFormat, typer.Option(help="table or json.")] = CompareFormat.table,
+    seed: Annotated[int, typer.Option(help="Seed of the paired bootstrap.")] = 0,
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+) -> None:
+    """Lift of B over A in pass@1 and observed k/k, with paired intervals and tests."""
+    from statebox.metrics import BootstrapSpec, compare_outcomes
+
+    if resamples < 1:
+        raise ConfigError("--resamples must be at least 1")
+    a_id, a = _outcomes(run_a, agent_a, "a")
+    b_id, b = _outcomes(run_b, agent_b, "b")
+    try:
+        report = compare_outcomes(a, b, BootstrapSpec(resamples=resamples, seed=seed))
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from exc
+    a_name, b_name = f"{run_a.name}:{a_id}", f"{run_b.name}:{b_id}"
+    if format == CompareFormat.json:
+        typer.echo(json.dumps(_as_json(report, a_name, b_name), indent=2))
+        return
+    console = Console(
+        markup=False, emoji=False, highlight=False, width=None if sys.stdout.isatty() else 200
+    )
+    _print(report, a_name, b_name, console)

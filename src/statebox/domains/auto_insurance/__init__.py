@@ -1,0 +1,30 @@
+"""The built-in auto insurance domain: a personal auto insurer's service backend.
+
+Schema, policy and tasks sit beside this module; the seed is built lazily on first use
+(`seed.seed_rows`), so importing the package only reads two small text files.
+"""
+
+from pathlib import Path
+
+from statebox.domains import Domain
+from statebox.domains.auto_insurance.seed import seed_rows
+from statebox.domains.auto_insurance.tools import ALL_TOOLS
+from statebox.world import ExcludedField, FieldPolicy
+
+__all__ = ["DOMAIN"]
+
+_FREE_TEXT = "free text; judged by rubric, not compared"
+
+DOMAIN = Domain.from_folder(
+    "auto_insurance",
+    Path(__file__).parent,
+    seed=seed_rows,
+    tools=ALL_TOOLS,
+    field_policy=FieldPolicy(
+        excluded=(
+            ExcludedField(table="crm_notes", column="body", reason=_FREE_TEXT),
+            ExcludedField(table="tickets", column="subject", reason=_FREE_TEXT),
+            ExcludedField(table="claims", column="description", reason=_FREE_TEXT),
+        )
+    ),
+)

@@ -1,0 +1,253 @@
+"""Billing tools: read an account, take payments, extend due dates, waive fees, change plans.
+
+The tools enforce the ledger's consistency (pay only what is unpaid or charged, move a
+due date only forward); grace periods, extension limits and waiver eligibility are policy
+(policy.md). Changing the payment plan voids the unpaid installments not yet due and
+re-spreads their balance (less the old per-installment fee) over the new schedule up to
+the end of the term, adding the new plan's fee to each new installment.
+"""
+
+# The world transaction `tx` is hidden from the agent, so tool docstrings omit it.
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any, Literal
+
+from statebox.domains.auto_insurance.seed import add_months
+from statebox.domains.auto_insurance.tools._records import (
+    Row,
+    cents,
+    integer,
+    iso_date,
+    money,
+    new_id,
+    policy_row,
+    require_active,
+    stamp,
+    text,
+)
+from statebox.tools import ToolError, tool
+from statebox.world import WorldTx
+
+__all__ = [
+    "change_payment_plan",
+    "get_billing",
+    "grant_payment_extension",
+    "pay_fee",
+    "pay_installment",
+    "waive_fee",
+]
+
+Method = Literal["card_on_file", "bank_on_file"]
+_PLANS = {"pay_in_full": (12, 0.0), "quarterly": (3, 3.0), "monthly": (1, 5.0)}
+
+
+def _installment(tx: WorldTx, installment_id: str) -> Row:
+    row = tx.one("SELECT * FROM installments WHERE id = ?", [installment_id])
+    if row is None:
+        raise ToolError(
+            "not_found", f"no installment {installment_id!r} (ids look like 'INS-300001-03')"
+        )
+    policy_row(tx, text(row["policy_id"]))
+    return row
+
+
+def _fee(tx: WorldTx, fee_id: str) -> Row:
+    row = tx.one("SELECT * FROM fees WHERE id = ?", [fee_id])
+    if row is None:
+        raise ToolError("not_found", f"no fee {fee_id!r} (ids look like 'FEE-00001')")
+    policy_row(tx, text(row["policy_id"]))
+    if row["status"] != "charged":
+        raise ToolError("invalid_state", f"fee {fee_id} is already {row['status']}")
+    return row
+
+
+@tool(mutates=False)
+def get_billing(tx: WorldTx, policy_id: str) -> dict[str, Any]:
+    """Get a policy's billing: plan, installments, fees, payments and payment extensions.
+
+    Args:
+        policy_id: Policy number, such as 'POL-300001'.
+    """
+    policy_row(tx, policy_id)
+    by = [policy_id]
+    return {
+        "policy_id": policy_id,
+        "as_of": tx.today.isoformat(),
+        "plan": tx.one("SELECT * FROM installment_plans WHERE policy_id = ?", by),
+        "installments": tx.query("SELECT * FROM installments WHERE policy_id = ? ORDER BY seq", by),
+        "fees": tx.query("SELECT * FROM fees WHERE policy_id = ? ORDER BY id", by),
+        "payments": tx.query("SELECT * FROM payments WHERE policy_id = ? ORDER BY id", by),
+        "extensions": tx.query(
+            "SELECT * FROM payment_extensions WHERE policy_id = ? ORDER BY id", by
+        ),
+    }
+
+
+@tool(mutates=True)
+def pay_installment(tx: WorldTx, installment_id: str, method: Method) -> dict[str, Any]:
+    """Pay one unpaid installment in full with a payment method on file.
+
+    Args:
+        installment_id: Installment id, such as 'INS-300001-03'.
+        method: The payment method on file to charge.
+    """
+    row = _installment(tx, installment_id)
+    if row["status"] != "unpaid":
+        raise ToolError("invalid_state", f"installment {installment_id} is {row['status']}")
+    payment = tx.insert(
+        "payments",
+        {
+            "id": new_id(tx, "payments", "PMT-"),
+            "policy_id": row["policy_id"],
+            "installment_id": installment_id,
+            "fee_id": None,
+            "amount": money(row["amount"]),
+            "method": method,
+            "created_at": stamp(tx),
+        },
+    )
+    tx.update("installments", {"id": installment_id}, {"status": "paid", "paid_at": stamp(tx)})
+    return {"installment_id": installment_id, "status": "paid", "payment": payment}
+
+
+@tool(mutates=True)
+def pay_fee(tx: WorldTx, fee_id: str, method: Method) -> dict[str, Any]:
+    """Pay a charged fee with a payment method on file.
+
+    Args:
+        fee_id: Fee id, such as 'FEE-00001'.
+        method: The payment method on file to charge.
+    """
+    row = _fee(tx, fee_id)
+    payment = tx.insert(
+        "payments",
+        {
+            "id": new_id(tx, "payments", "PMT-"),
+            "policy_id": row["policy_id"],
+            "installment_id": None,
+            "fee_id": fee_id,
+            "amount": money(row["amount"]),
+            "method": method,
+            "created_at": stamp(tx),
+        },
+    )
+    tx.update("fees", {"id": fee_id}, {"status": "paid", "resolved_at": stamp(tx)})
+    return {"fee_id": fee_id, "status": "paid", "payment": payment}
+
+
+@tool(mutates=True)
+def waive_fee(
+    tx: WorldTx,
+    fee_id: str,
+    reason: Literal["first_time_courtesy", "loyalty_courtesy", "billing_error"],
+) -> dict[str, Any]:
+    """Waive a charged fee.
+
+    Args:
+        fee_id: Fee id, such as 'FEE-00001'.
+        reason: Why the fee is waived.
+    """
+    _fee(tx, fee_id)
+    values = {"status": "waived", "waive_reason": reason, "resolved_at": stamp(tx)}
+    tx.update("fees", {"id": fee_id}, values)
+    return {"fee_id": fee_id, **values}
+
+
+@tool(mutates=True)
+def grant_payment_extension(tx: WorldTx, installment_id: str, new_due_date: str) -> dict[str, Any]:
+    """Move an unpaid installment's due date later; the extension is recorded.
+
+    Args:
+        installment_id: Installment id, such as 'INS-300001-03'.
+        new_due_date: The new due date, 'YYYY-MM-DD'; later than the current one.
+    """
+    row = _installment(tx, installment_id)
+    if row["status"] != "unpaid":
+        raise ToolError("invalid_state", f"installment {installment_id} is {row['status']}")
+    new = iso_date(new_due_date, "new_due_date").isoformat()
+    if new <= text(row["due_date"]):
+        raise ToolError("invalid_state", f"the new due date must be after {row['due_date']}")
+    ext = tx.insert(
+        "payment_extensions",
+        {
+            "id": new_id(tx, "payment_extensions", "EXT-"),
+            "policy_id": row["policy_id"],
+            "installment_id": installment_id,
+            "old_due_date": row["due_date"],
+            "new_due_date": new,
+            "created_at": stamp(tx),
+        },
+    )
+    tx.update("installments", {"id": installment_id}, {"due_date": new})
+    return {"installment_id": installment_id, "due_date": new, "extension": ext}
+
+
+@tool(mutates=True)
+def change_payment_plan(
+    tx: WorldTx, policy_id: str, plan: Literal["pay_in_full", "quarterly", "monthly"]
+) -> dict[str, Any]:
+    """Switch a policy's payment plan; unpaid installments not yet due are re-spread over it.
+
+    Args:
+        policy_id: Policy number, such as 'POL-300001'.
+        plan: The new plan.
+    """
+    policy = policy_row(tx, policy_id)
+    require_active(policy)
+    current = tx.one("SELECT * FROM installment_plans WHERE policy_id = ?", [policy_id])
+    assert current is not None  # every policy has a plan
+    if current["plan"] == plan:
+        raise ToolError("invalid_state", f"the policy is already on the {plan} plan")
+    today = tx.today.isoformat()
+    future = tx.query(
+        "SELECT * FROM installments WHERE policy_id = ? AND status = 'unpaid' AND due_date >= ? "
+        "ORDER BY seq",
+        [policy_id, today],
+    )
+    if not future:
+        raise ToolError("invalid_state", "no installment is left to re-spread in this term")
+    old_fee = money(current["installment_fee"])
+    balance = cents(sum(money(r["amount"]) - old_fee for r in future))
+    step, fee = _PLANS[plan]
+    first = date.fromisoformat(text(future[0]["due_date"]))
+    end = text(policy["term_end"])
+    dues = []
+    k = 0
+    while add_months(first, k * step).isoformat() < end and (k == 0 or plan != "pay_in_full"):
+        dues.append(add_months(first, k * step))
+        k += 1
+    last_seq = tx.one("SELECT max(seq) AS n FROM installments WHERE policy_id = ?", [policy_id])
+    seq = integer(last_seq["n"]) if last_seq else 0
+    tx.execute(
+        "UPDATE installments SET status = 'void' WHERE policy_id = ? AND status = 'unpaid' "
+        "AND due_date >= ?",
+        [policy_id, today],
+    )
+    share = cents(balance / len(dues))
+    created = []
+    for n, due in enumerate(dues):
+        part = share if n < len(dues) - 1 else cents(balance - share * (len(dues) - 1))
+        seq += 1
+        created.append(
+            tx.insert(
+                "installments",
+                {
+                    "id": f"INS-{policy_id.removeprefix('POL-')}-{seq:02d}",
+                    "policy_id": policy_id,
+                    "seq": seq,
+                    "original_due_date": due.isoformat(),
+                    "due_date": due.isoformat(),
+                    "amount": cents(part + fee),
+                    "status": "unpaid",
+                    "paid_at": None,
+                },
+            )
+        )
+    tx.update(
+        "installment_plans",
+        {"policy_id": policy_id},
+        {"plan": plan, "installment_fee": fee, "changed_at": stamp(tx)},
+    )
+    return {"policy_id": policy_id, "plan": plan, "installments": created}

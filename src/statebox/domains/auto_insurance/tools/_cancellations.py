@@ -1,0 +1,89 @@
+"""Cancellation tools: schedule a policy cancellation, rescind a scheduled one.
+
+A scheduled cancellation puts the policy in `pending_cancellation`; rescinding it before
+its effective date restores `active`. When a cancellation may be scheduled, its date and
+reason are policy (policy.md).
+"""
+
+# The world transaction `tx` is hidden from the agent, so tool docstrings omit it.
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from statebox.domains.auto_insurance.tools._records import (
+    iso_date,
+    new_id,
+    policy_row,
+    require_active,
+    stamp,
+    text,
+)
+from statebox.tools import ToolError, tool
+from statebox.world import WorldTx
+
+__all__ = ["rescind_cancellation", "schedule_cancellation"]
+
+
+@tool(mutates=True)
+def schedule_cancellation(
+    tx: WorldTx,
+    policy_id: str,
+    effective_date: str,
+    reason: Literal["customer_request", "replaced_coverage", "vehicle_sold", "moved_out_of_state"],
+) -> dict[str, Any]:
+    """Schedule the cancellation of a policy on a date within its current term.
+
+    Args:
+        policy_id: Policy number, such as 'POL-300001'.
+        effective_date: The day coverage ends, 'YYYY-MM-DD'.
+        reason: Why the policy is cancelled.
+    """
+    policy = policy_row(tx, policy_id)
+    require_active(policy)
+    if policy["status"] == "pending_cancellation":
+        raise ToolError("invalid_state", f"policy {policy_id} already has a scheduled cancellation")
+    when = iso_date(effective_date, "effective_date")
+    if not text(policy["term_start"]) <= when.isoformat() <= text(policy["term_end"]):
+        raise ToolError("invalid_state", "the effective date must fall within the policy term")
+    row = tx.insert(
+        "cancellations",
+        {
+            "id": new_id(tx, "cancellations", "CAN-"),
+            "policy_id": policy_id,
+            "reason": reason,
+            "effective_date": when.isoformat(),
+            "status": "scheduled",
+            "created_at": stamp(tx),
+            "rescinded_at": None,
+        },
+    )
+    tx.update("policies", {"id": policy_id}, {"status": "pending_cancellation"})
+    return {**row, "policy_status": "pending_cancellation"}
+
+
+@tool(mutates=True)
+def rescind_cancellation(tx: WorldTx, cancellation_id: str) -> dict[str, Any]:
+    """Rescind a scheduled cancellation before its effective date; the policy becomes active again.
+
+    Args:
+        cancellation_id: Cancellation id, such as 'CAN-00001'.
+    """
+    row = tx.one("SELECT * FROM cancellations WHERE id = ?", [cancellation_id])
+    if row is None:
+        raise ToolError(
+            "not_found", f"no cancellation {cancellation_id!r} (ids look like 'CAN-00001')"
+        )
+    policy_id = text(row["policy_id"])
+    policy_row(tx, policy_id)
+    if row["status"] != "scheduled":
+        raise ToolError("invalid_state", f"cancellation {cancellation_id} is {row['status']}")
+    if text(row["effective_date"]) <= tx.today.isoformat():
+        raise ToolError(
+            "invalid_state", "the cancellation is already in effect; it can no longer be rescinded"
+        )
+    tx.update(
+        "cancellations", {"id": cancellation_id}, {"status": "rescinded", "rescinded_at": stamp(tx)}
+    )
+    tx.update("policies", {"id": policy_id}, {"status": "active"})
+    return {"cancellation_id": cancellation_id, "status": "rescinded", "policy_status": "active"}

@@ -1,0 +1,150 @@
+"""Coverage tools: deductibles, liability limits, optional coverages.
+
+Liability is mandatory on every vehicle (the tool refuses to remove it); lender
+requirements, age limits and when a change may be made are policy (policy.md).
+"""
+
+# The world transaction `tx` is hidden from the agent, so tool docstrings omit it.
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from statebox.domains.auto_insurance.rating import coverage_premium
+from statebox.domains.auto_insurance.tools._records import (
+    coverage_row,
+    integer,
+    new_id,
+    policy_row,
+    record_endorsement,
+    require_active,
+    text,
+    vehicle_row,
+)
+from statebox.tools import ToolError, tool
+from statebox.world import WorldTx
+
+__all__ = ["add_coverage", "change_deductible", "change_liability_limit", "remove_coverage"]
+
+
+def _usage(tx: WorldTx, vehicle_id: str) -> str:
+    row = tx.one("SELECT usage FROM vehicles WHERE id = ?", [vehicle_id])
+    assert row is not None  # foreign key
+    return text(row["usage"])
+
+
+@tool(mutates=True)
+def change_deductible(
+    tx: WorldTx, coverage_id: str, deductible: Literal[250, 500, 1000, 2000]
+) -> dict[str, Any]:
+    """Change the deductible of a collision or comprehensive coverage, effective today.
+
+    Args:
+        coverage_id: Coverage id, such as 'COV-00001'.
+        deductible: The new deductible in dollars.
+    """
+    cov = coverage_row(tx, coverage_id)
+    require_active(policy_row(tx, text(cov["policy_id"])))
+    if cov["status"] != "active" or cov["kind"] not in ("collision", "comprehensive"):
+        raise ToolError(
+            "invalid_state", "only active collision or comprehensive coverages have a deductible"
+        )
+    if integer(cov["deductible"]) == deductible:
+        raise ToolError("invalid_state", f"the deductible is already ${deductible}")
+    premium = coverage_premium(
+        text(cov["kind"]), _usage(tx, text(cov["vehicle_id"])), None, deductible
+    )
+    tx.update(
+        "coverages", {"id": coverage_id}, {"deductible": deductible, "premium_annual": premium}
+    )
+    endorsement = record_endorsement(tx, text(cov["policy_id"]), "change_deductible", coverage_id)
+    return {"coverage_id": coverage_id, "deductible": deductible, "endorsement": endorsement}
+
+
+@tool(mutates=True)
+def change_liability_limit(
+    tx: WorldTx, policy_id: str, limit_code: Literal["25/50", "50/100", "100/300", "250/500"]
+) -> dict[str, Any]:
+    """Change the liability limit of every vehicle on a policy, effective today.
+
+    Args:
+        policy_id: Policy number, such as 'POL-300001'.
+        limit_code: Bodily-injury limits in thousands of dollars per person / per accident.
+    """
+    require_active(policy_row(tx, policy_id))
+    rows = tx.query(
+        "SELECT c.id, c.limit_code, v.usage FROM coverages c "
+        "JOIN vehicles v ON v.id = c.vehicle_id "
+        "WHERE c.policy_id = ? AND c.kind = 'liability' AND c.status = 'active' ORDER BY c.id",
+        [policy_id],
+    )
+    if all(r["limit_code"] == limit_code for r in rows):
+        raise ToolError("invalid_state", f"the liability limit is already {limit_code}")
+    for r in rows:
+        tx.update(
+            "coverages",
+            {"id": r["id"]},
+            {
+                "limit_code": limit_code,
+                "premium_annual": coverage_premium("liability", text(r["usage"]), limit_code, 0),
+            },
+        )
+    endorsement = record_endorsement(tx, policy_id, "change_liability_limit", policy_id)
+    return {"policy_id": policy_id, "limit_code": limit_code, "endorsement": endorsement}
+
+
+@tool(mutates=True)
+def add_coverage(
+    tx: WorldTx, vehicle_id: str, kind: Literal["rental", "roadside"]
+) -> dict[str, Any]:
+    """Add an optional coverage to a vehicle, effective today (rental is $40/day).
+
+    Args:
+        vehicle_id: Vehicle id, such as 'VEH-0001'.
+        kind: The optional coverage.
+    """
+    vehicle = vehicle_row(tx, vehicle_id)
+    policy_id = text(vehicle["policy_id"])
+    require_active(policy_row(tx, policy_id))
+    if vehicle["status"] != "active":
+        raise ToolError("invalid_state", f"vehicle {vehicle_id} is removed")
+    if tx.one(
+        "SELECT id FROM coverages WHERE vehicle_id = ? AND kind = ? AND status = 'active'",
+        [vehicle_id, kind],
+    ):
+        raise ToolError("invalid_state", f"vehicle {vehicle_id} already has {kind} coverage")
+    code = "40/day" if kind == "rental" else None
+    cov = tx.insert(
+        "coverages",
+        {
+            "id": new_id(tx, "coverages", "COV-"),
+            "policy_id": policy_id,
+            "vehicle_id": vehicle_id,
+            "kind": kind,
+            "limit_code": code,
+            "deductible": 0,
+            "premium_annual": coverage_premium(kind, text(vehicle["usage"]), code, 0),
+            "status": "active",
+        },
+    )
+    endorsement = record_endorsement(tx, policy_id, "add_coverage", text(cov["id"]))
+    return {"coverage": cov, "endorsement": endorsement}
+
+
+@tool(mutates=True)
+def remove_coverage(tx: WorldTx, coverage_id: str) -> dict[str, Any]:
+    """Remove a coverage from a vehicle, effective today. Liability cannot be removed.
+
+    Args:
+        coverage_id: Coverage id, such as 'COV-00001'.
+    """
+    cov = coverage_row(tx, coverage_id)
+    policy_id = text(cov["policy_id"])
+    require_active(policy_row(tx, policy_id))
+    if cov["status"] != "active":
+        raise ToolError("invalid_state", f"coverage {coverage_id} is already removed")
+    if cov["kind"] == "liability":
+        raise ToolError("invalid_state", "liability coverage is required on every vehicle")
+    tx.update("coverages", {"id": coverage_id}, {"status": "removed"})
+    endorsement = record_endorsement(tx, policy_id, "remove_coverage", coverage_id)
+    return {"coverage_id": coverage_id, "status": "removed", "endorsement": endorsement}

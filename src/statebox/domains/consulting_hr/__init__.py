@@ -1,0 +1,36 @@
+"""The built-in consulting_hr domain: a consulting firm's internal IT/HR service desk.
+
+Onboarding and offboarding, client-site access behind NDA and clearance prerequisites,
+expense claims against limits, training, software licences, equipment, travel requests,
+engagement staffing and tickets. Schema, policy and tasks sit beside this module; the
+seed is built lazily on first use (`seed.seed_rows`).
+"""
+
+from pathlib import Path
+
+from statebox.domains import Domain
+from statebox.domains.consulting_hr.seed import seed_rows
+from statebox.domains.consulting_hr.tools import ALL_TOOLS
+from statebox.world import ExcludedField, FieldPolicy
+
+__all__ = ["DOMAIN"]
+
+_FREE_TEXT = "free text; judged by rubric, not compared"
+
+DOMAIN = Domain.from_folder(
+    "consulting_hr",
+    Path(__file__).parent,
+    seed=seed_rows,
+    tools=ALL_TOOLS,
+    field_policy=FieldPolicy(
+        excluded=(
+            ExcludedField(table="ticket_notes", column="body", reason=_FREE_TEXT),
+            ExcludedField(table="tickets", column="subject", reason=_FREE_TEXT),
+            ExcludedField(
+                table="expense_claims",
+                column="description",
+                reason="free text the employee words; amount, category and date are compared",
+            ),
+        )
+    ),
+)

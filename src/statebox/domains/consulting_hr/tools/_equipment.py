@@ -1,0 +1,88 @@
+"""Equipment tools: stock, assign, take back, report damaged or lost devices."""
+
+# The world transaction `tx` is hidden from the agent, so tool docstrings omit it.
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from statebox.domains.consulting_hr.tools._records import row_of
+from statebox.tools import ToolError, tool
+from statebox.world import WorldTx
+
+__all__ = [
+    "assign_equipment",
+    "list_available_equipment",
+    "report_equipment_issue",
+    "return_equipment",
+]
+
+
+@tool(mutates=False)
+def list_available_equipment(
+    tx: WorldTx, kind: Literal["laptop", "phone", "monitor"]
+) -> list[dict[str, Any]]:
+    """List in-stock devices of one kind, by asset tag.
+
+    Args:
+        kind: Device kind.
+    """
+    return tx.query(
+        "SELECT * FROM equipment WHERE kind = ? AND status = 'in_stock' ORDER BY id", [kind]
+    )
+
+
+@tool(mutates=True)
+def assign_equipment(tx: WorldTx, employee_id: str, asset_id: str) -> dict[str, Any]:
+    """Assign an in-stock device to an employee from today.
+
+    Args:
+        employee_id: Employee id, such as 'EMP-0012'.
+        asset_id: Asset tag, such as 'AST-0103'.
+    """
+    emp = row_of(tx, "employees", employee_id)
+    row = row_of(tx, "equipment", asset_id)
+    if emp["status"] not in ("active", "pre_start"):
+        raise ToolError("invalid_state", f"employee {employee_id} is {emp['status']}")
+    if row["status"] != "in_stock":
+        raise ToolError("invalid_state", f"asset {asset_id} is {row['status']}, not in stock")
+    values = {"status": "assigned", "employee_id": employee_id, "assigned_on": tx.today.isoformat()}
+    tx.update("equipment", {"id": asset_id}, values)
+    return {**row, **values}
+
+
+@tool(mutates=True)
+def return_equipment(tx: WorldTx, asset_id: str) -> dict[str, Any]:
+    """Take back an assigned device that was handed in; it goes back to stock.
+
+    Args:
+        asset_id: Asset tag, such as 'AST-0012'.
+    """
+    row = row_of(tx, "equipment", asset_id)
+    if row["status"] != "assigned":
+        raise ToolError("invalid_state", f"asset {asset_id} is {row['status']}, not assigned")
+    values = {"status": "in_stock", "employee_id": None, "assigned_on": None}
+    tx.update("equipment", {"id": asset_id}, values)
+    return {**row, **values}
+
+
+@tool(mutates=True)
+def report_equipment_issue(
+    tx: WorldTx, asset_id: str, issue: Literal["damaged", "lost"]
+) -> dict[str, Any]:
+    """Report an assigned device damaged (it goes to repair) or lost.
+
+    Args:
+        asset_id: Asset tag, such as 'AST-0012'.
+        issue: What happened to the device.
+    """
+    row = row_of(tx, "equipment", asset_id)
+    if row["status"] != "assigned":
+        raise ToolError("invalid_state", f"asset {asset_id} is {row['status']}, not assigned")
+    values: dict[str, Any] = (
+        {"status": "in_repair", "employee_id": None, "assigned_on": None}
+        if issue == "damaged"
+        else {"status": "lost"}
+    )
+    tx.update("equipment", {"id": asset_id}, values)
+    return {**row, **values}

@@ -1,0 +1,43 @@
+"""The built-in neobank_it domain: a digital bank's internal IT support backend.
+
+Schema, policy and tasks sit beside this module; the seed is built lazily on first use
+(`seed.seed_rows`), so importing the package only reads two small text files.
+"""
+
+from pathlib import Path
+
+from statebox.domains import Domain
+from statebox.domains.neobank_it.seed import seed_rows
+from statebox.domains.neobank_it.tools import ALL_TOOLS
+from statebox.world import ExcludedField, FieldPolicy
+
+__all__ = ["DOMAIN"]
+
+_FREE_TEXT = "free text; judged by rubric, not compared"
+
+DOMAIN = Domain.from_folder(
+    "neobank_it",
+    Path(__file__).parent,
+    seed=seed_rows,
+    tools=ALL_TOOLS,
+    field_policy=FieldPolicy(
+        excluded=(
+            ExcludedField(
+                table="access_requests",
+                column="justification",
+                reason="free text in the employee's words; role, system and days are compared",
+            ),
+            ExcludedField(
+                table="notifications",
+                column="body",
+                reason="free-text addition to a template; recipient and template are compared",
+            ),
+            ExcludedField(
+                table="security_incidents",
+                column="description",
+                reason="free text; category, severity and device are compared",
+            ),
+            ExcludedField(table="tickets", column="subject", reason=_FREE_TEXT),
+        )
+    ),
+)

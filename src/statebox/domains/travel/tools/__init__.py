@@ -1,0 +1,80 @@
+"""The travel domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order."""
+
+from statebox.domains.travel.tools._bookings import (
+    cancel_booking,
+    change_booking_dates,
+    get_booking,
+    list_customer_bookings,
+    quote_booking_change,
+    update_passenger_name,
+    validate_booking_reference,
+)
+from statebox.domains.travel.tools._corporate import (
+    approve_corporate_booking,
+    get_corporate_account,
+    reject_corporate_booking,
+)
+from statebox.domains.travel.tools._customers import (
+    add_customer_note,
+    find_customer_by_email,
+    get_customer_profile,
+    update_customer_contact,
+)
+from statebox.domains.travel.tools._hotels import add_special_request, escalate_to_hotel, get_hotel
+from statebox.domains.travel.tools._loyalty import (
+    add_loyalty_points,
+    get_loyalty_account,
+    update_loyalty_tier,
+)
+from statebox.domains.travel.tools._payments import issue_refund, issue_travel_credit
+from statebox.domains.travel.tools._tickets import (
+    add_ticket_note,
+    create_ticket,
+    escalate_ticket,
+    get_ticket,
+    hold_ticket,
+    list_customer_tickets,
+    update_ticket,
+)
+from statebox.tools import ToolSpec
+
+__all__ = ["ALL_TOOLS"]
+
+ALL_TOOLS: tuple[ToolSpec, ...] = (
+    # CRM
+    find_customer_by_email,
+    get_customer_profile,
+    update_customer_contact,
+    add_customer_note,
+    # loyalty
+    get_loyalty_account,
+    add_loyalty_points,
+    update_loyalty_tier,
+    # bookings
+    validate_booking_reference,
+    get_booking,
+    list_customer_bookings,
+    quote_booking_change,
+    cancel_booking,
+    change_booking_dates,
+    update_passenger_name,
+    # money
+    issue_refund,
+    issue_travel_credit,
+    # corporate
+    get_corporate_account,
+    approve_corporate_booking,
+    reject_corporate_booking,
+    # hotel partner channel
+    get_hotel,
+    add_special_request,
+    escalate_to_hotel,
+    # tickets
+    get_ticket,
+    list_customer_tickets,
+    create_ticket,
+    update_ticket,
+    hold_ticket,
+    escalate_ticket,
+    add_ticket_note,
+)

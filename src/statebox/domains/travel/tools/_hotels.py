@@ -1,0 +1,114 @@
+"""Hotel partner channel: read a hotel, send special requests, escalate to the property."""
+
+# The world transaction `tx` is hidden from the agent, so tool docstrings omit it.
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from statebox.domains.travel.tools._records import booking_row, stamp
+from statebox.tools import ToolError, tool
+from statebox.world import WorldTx
+
+__all__ = ["add_special_request", "escalate_to_hotel", "get_hotel"]
+
+
+@tool(mutates=False)
+def get_hotel(tx: WorldTx, hotel_id: str) -> dict[str, Any]:
+    """Get a partner hotel and its open escalations.
+
+    Args:
+        hotel_id: Hotel id, such as 'HTL-01'.
+    """
+    row = tx.one("SELECT * FROM hotels WHERE id = ?", [hotel_id])
+    if row is None:
+        raise ToolError("not_found", f"no hotel {hotel_id!r}")
+    return {
+        **row,
+        "open_escalations": tx.query(
+            "SELECT id, booking_id, reason, priority FROM hotel_escalations "
+            "WHERE hotel_id = ? AND status = 'open' ORDER BY id",
+            [hotel_id],
+        ),
+    }
+
+
+def _stay(tx: WorldTx, booking_id: str) -> dict[str, Any]:
+    b = booking_row(tx, booking_id)
+    stay = tx.one("SELECT hotel_id FROM hotel_stays WHERE booking_id = ?", [booking_id])
+    if b["kind"] != "hotel" or stay is None:
+        raise ToolError("invalid_state", f"booking {booking_id} is not a hotel stay")
+    return {**b, "hotel_id": stay["hotel_id"]}
+
+
+@tool(mutates=True)
+def add_special_request(
+    tx: WorldTx,
+    booking_id: str,
+    kind: Literal[
+        "early_check_in", "late_checkout", "accessible_room", "crib", "extra_bed", "quiet_room"
+    ],
+    complimentary: bool,
+    detail: str,
+) -> dict[str, Any]:
+    """Send a special request for a confirmed hotel stay to the hotel.
+
+    Args:
+        booking_id: Hotel booking id, such as 'BK-100001'.
+        kind: What is requested.
+        complimentary: True when the request is free of charge under policy; False when
+            the hotel may charge for it.
+        detail: Details for the hotel (times, needs).
+    """
+    b = _stay(tx, booking_id)
+    if b["status"] != "confirmed":
+        raise ToolError("invalid_state", f"booking {booking_id} is {b['status']}")
+    if tx.one(
+        "SELECT id FROM special_requests WHERE booking_id = ? AND kind = ?", [booking_id, kind]
+    ):
+        raise ToolError("invalid_state", f"a {kind} request already exists on {booking_id}")
+    row = {
+        "id": tx.next_id("special_requests", prefix="REQ-", width=4),
+        "booking_id": booking_id,
+        "hotel_id": b["hotel_id"],
+        "kind": kind,
+        "complimentary": int(complimentary),
+        "status": "requested",
+        "detail": detail,
+        "created_at": stamp(tx),
+    }
+    return tx.insert("special_requests", row)
+
+
+@tool(mutates=True)
+def escalate_to_hotel(
+    tx: WorldTx,
+    booking_id: str,
+    reason: Literal["overbooked", "room_not_as_booked", "billing_dispute", "safety"],
+    priority: Literal["normal", "urgent"],
+    detail: str,
+) -> dict[str, Any]:
+    """Open an escalation with the hotel's partner desk about a stay.
+
+    Args:
+        booking_id: Hotel booking id, such as 'BK-100001'.
+        reason: What the escalation is about.
+        priority: urgent or normal (see policy).
+        detail: What happened, for the hotel.
+    """
+    b = _stay(tx, booking_id)
+    if tx.one(
+        "SELECT id FROM hotel_escalations WHERE booking_id = ? AND status = 'open'", [booking_id]
+    ):
+        raise ToolError("invalid_state", f"booking {booking_id} already has an open escalation")
+    row = {
+        "id": tx.next_id("hotel_escalations", prefix="ESC-", width=4),
+        "booking_id": booking_id,
+        "hotel_id": b["hotel_id"],
+        "reason": reason,
+        "priority": priority,
+        "status": "open",
+        "detail": detail,
+        "created_at": stamp(tx),
+    }
+    return tx.insert("hotel_escalations", row)

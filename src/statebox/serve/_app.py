@@ -1,0 +1,202 @@
+"""The ``statebox serve`` application and an in-process server to run it on a loop.
+
+One Starlette app, four separate route prefixes:
+
+- ``/health`` (always 200) and ``/ready`` (503 until the tasks are loaded);
+- ``/mcp/<session id>/`` — the MCP gateway (per-session bearer token);
+- ``/control/...`` — the control API (operator token);
+- ``/openenv/...`` — the OpenEnv environment server (optional).
+
+Every request body is capped (413 beyond ``max_body_bytes``). Tasks load (golden
+replay included) in a worker thread after start-up so health answers at once and
+readiness flips when the catalog is complete. `BackgroundServer` runs any ASGI app
+with uvicorn on the *current* event loop — the loop the episodes live on — bound to
+127.0.0.1 and port 0 unless told otherwise.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from typing import Any
+
+import uvicorn
+from mcp.server.transport_security import RequestBodyLimitMiddleware
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Mount, Route
+from starlette.types import ASGIApp
+
+from statebox.errors import ConfigError
+from statebox.serve._control import build_control_app
+from statebox.serve._gateway import MAX_BODY_BYTES, McpGateway
+from statebox.serve._sessions import Session, SessionStore, TaskCatalog, new_secret
+
+__all__ = ["BackgroundServer", "ServeApp"]
+
+
+class ServeApp:
+    """Everything ``statebox serve`` hosts, around one session store.
+
+    Args:
+        load: Builds the task catalog (run in a worker thread at start-up); None
+            serves the gateway alone (bring-your-own-agent runs).
+        control_token: Operator token of the control API; None generates one.
+        openenv: Mount the OpenEnv server under ``/openenv``.
+        allow_test_split: Let the OpenEnv server serve ``split: test`` tasks.
+        max_body_bytes: Request body limit in bytes.
+        max_sessions: Most live control/gateway sessions at once.
+    """
+
+    def __init__(
+        self,
+        load: Callable[[], TaskCatalog] | None = None,
+        *,
+        control_token: str | None = None,
+        openenv: bool = False,
+        allow_test_split: bool = False,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        max_sessions: int = 10_000,
+    ) -> None:
+        self.store = SessionStore(max_sessions)
+        self.control_token = control_token or new_secret()
+        self.catalog: TaskCatalog | None = None
+        self.load_error: str | None = None
+        self._load = load
+        self.gateway = McpGateway(self.store, max_body_bytes=max_body_bytes)
+        self._openenv: Any = None
+        routes: list[Route | Mount] = [
+            Route("/health", self._health, methods=["GET"]),
+            Route("/ready", self._ready, methods=["GET"]),
+            Mount("/mcp", app=self.gateway),
+        ]
+        if load is not None:
+            control = build_control_app(
+                self.store, lambda: self.catalog, self.control_token, self._mcp_url
+            )
+            routes.append(Mount("/control", app=control))
+        if openenv:
+            from statebox.serve._openenv import OpenEnvServer
+
+            self._openenv = OpenEnvServer(lambda: self.catalog, allow_test_split)
+            routes.append(Mount("/openenv", app=self._openenv.app))
+        self.app: ASGIApp = RequestBodyLimitMiddleware(
+            Starlette(routes=routes, lifespan=self._lifespan), max_body_bytes
+        )
+
+    @property
+    def ready(self) -> bool:
+        """Whether the tasks are loaded (always True for a gateway-only app)."""
+        return self._load is None or self.catalog is not None
+
+    def _mcp_url(self, request: Request, session: Session) -> str:
+        return str(request.base_url).rstrip("/") + "/mcp" + self.gateway.url_path(session)
+
+    async def _health(self, request: Request) -> JSONResponse:
+        return JSONResponse({"status": "healthy"})
+
+    async def _ready(self, request: Request) -> JSONResponse:
+        if self.load_error is not None:
+            return JSONResponse({"ready": False, "error": self.load_error}, status_code=503)
+        if not self.ready:
+            return JSONResponse({"ready": False, "loading": True}, status_code=503)
+        n = len(self.catalog.tasks) if self.catalog is not None else 0
+        return JSONResponse({"ready": True, "tasks": n})
+
+    async def load(self) -> None:
+        """Load the catalog off the loop; a failure is reported by ``/ready``."""
+        if self._load is None:
+            return
+        try:
+            catalog = await asyncio.to_thread(self._load)
+            await asyncio.to_thread(catalog.preload)
+        except Exception as exc:  # reported on /ready, and raised for the log
+            self.load_error = f"{type(exc).__name__}: {exc}"
+            raise
+        self.catalog = catalog
+
+    @asynccontextmanager
+    async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            await stack.enter_async_context(self.gateway.lifespan())
+            if self._openenv is not None:
+                await stack.enter_async_context(self._openenv.lifespan())
+            loading = asyncio.create_task(self.load())
+            try:
+                yield
+            finally:
+                loading.cancel()
+                self.store.close()
+
+
+class _EmbeddedServer(uvicorn.Server):
+    """uvicorn without its signal handlers: the embedding program owns Ctrl-C."""
+
+    @contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+class BackgroundServer:
+    """Runs an ASGI app with uvicorn as a task on the running event loop.
+
+    Args:
+        app: The app.
+        host: Interface to bind (loopback by default).
+        port: Port; 0 picks a free one.
+    """
+
+    def __init__(self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0) -> None:
+        config = uvicorn.Config(
+            app,
+            host=host,
+            port=port,
+            log_level="warning",
+            lifespan="on",
+            ws_max_size=MAX_BODY_BYTES,
+            timeout_graceful_shutdown=5,
+        )
+        self._server = _EmbeddedServer(config)
+        self._task: asyncio.Task[None] | None = None
+        self.host = host
+        self.port = port
+
+    @property
+    def url(self) -> str:
+        """``http://HOST:PORT`` once started."""
+        return f"http://{self.host}:{self.port}"
+
+    async def start(self) -> str:
+        """Start serving and wait until the socket is bound.
+
+        Returns:
+            The base URL.
+
+        Raises:
+            ConfigError: The server could not start (port taken, lifespan failure).
+        """
+        self._task = asyncio.create_task(self._server.serve())
+        while not self._server.started:
+            if self._task.done():
+                raise ConfigError(f"server on {self.host}:{self.port} failed to start")
+            await asyncio.sleep(0.01)
+        sockets = [s for srv in self._server.servers for s in srv.sockets]
+        self.port = int(sockets[0].getsockname()[1])
+        return self.url
+
+    async def stop(self) -> None:
+        """Stop serving and wait for the server task to end."""
+        if self._task is None:
+            return
+        self._server.should_exit = True
+        await self._task
+        self._task = None
+
+    async def __aenter__(self) -> BackgroundServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()

@@ -1,0 +1,214 @@
+"""Bring your own agent: ``statebox run --agent http://HOST/PATH``.
+
+For each user turn statebox POSTs an `AgentTurnRequest` (protocol
+``statebox.agent/v1``) to the outside agent's URL: the conversation so far, the
+policy, and the episode's MCP endpoint (URL plus bearer header). The agent calls
+tools through that MCP endpoint — each call is a step of the same `Episode` the
+runner drives — and answers with an `AgentTurnResponse`: ``reply`` (a message to the
+user; statebox answers with the user's next turn) or ``end`` (its final response).
+
+The gateway runs in-process on 127.0.0.1 (port 0) on the campaign's event loop,
+started on the first turn and stopped by `HttpAgentFactory.aclose` (the runner calls
+it when the campaign ends). Turn requests are never retried: a retry could repeat the
+agent's tool calls. An unreachable agent, an HTTP error or a malformed answer raises
+`ModelEndpointError` (the trial becomes a system error).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Literal
+
+import httpx
+from pydantic import ValidationError
+
+from statebox._model import Model
+from statebox.agents import Agent, TrialContext
+from statebox.episode import Action, End, Episode, MessageUser, Observation
+from statebox.errors import ConfigError, ModelEndpointError
+from statebox.serve._app import BackgroundServer, ServeApp
+from statebox.serve._sessions import Session
+
+__all__ = ["PROTOCOL", "AgentTurnRequest", "AgentTurnResponse", "HttpAgentFactory", "McpEndpoint"]
+
+PROTOCOL: Literal["statebox.agent/v1"] = "statebox.agent/v1"
+"""Protocol name sent in every turn request."""
+
+
+class ChatMessage(Model):
+    """One message of the conversation."""
+
+    role: Literal["user", "assistant"]
+    """``user`` (the simulated user) or ``assistant`` (the agent)."""
+    content: str
+    """The words."""
+
+
+class McpEndpoint(Model):
+    """Where the agent reaches the episode's tools."""
+
+    url: str
+    """Streamable-HTTP MCP endpoint of this episode."""
+    headers: dict[str, str]
+    """Headers to send with every MCP request (the session's bearer token)."""
+
+
+class AgentTurnRequest(Model):
+    """What statebox POSTs to the outside agent, once per user turn."""
+
+    protocol: Literal["statebox.agent/v1"] = PROTOCOL
+    """Protocol name and version."""
+    episode_id: str
+    """Stable id of this episode (same on every turn of it)."""
+    turn: int
+    """Zero-based user turn."""
+    messages: tuple[ChatMessage, ...]
+    """The conversation so far, ending with the user's latest message."""
+    policy: str
+    """The domain policy the agent must follow."""
+    mcp: McpEndpoint
+    """The episode's MCP endpoint."""
+
+
+class AgentTurnResponse(Model):
+    """What the outside agent answers."""
+
+    action: Literal["reply", "end"]
+    """``reply``: say ``text`` to the user and wait; ``end``: ``text`` is the final response."""
+    text: str = ""
+    """The message to the user."""
+
+
+class _HttpAgent:
+    name = "http"
+
+    def __init__(self, factory: HttpAgentFactory, episode: Episode) -> None:
+        self._factory = factory
+        self._episode = episode
+        self._session: Session | None = None
+        self._messages: list[ChatMessage] = []
+        self._policy = ""
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return self._factory.config
+
+    async def act(self, obs: Observation) -> Action:
+        if self._session is None:
+            self._session = await self._factory.attach(self._episode, obs)
+            self._policy = obs.policy
+        if obs.user_message is not None:
+            self._messages.append(ChatMessage(role="user", content=obs.user_message))
+        request = AgentTurnRequest(
+            episode_id=self._session.id,
+            turn=sum(m.role == "user" for m in self._messages) - 1,
+            messages=tuple(self._messages),
+            policy=self._policy,
+            mcp=McpEndpoint(
+                url=self._factory.mcp_url(self._session),
+                headers={"Authorization": f"Bearer {self._session.token}"},
+            ),
+        )
+        answer = await self._factory.send(request)
+        self._messages.append(ChatMessage(role="assistant", content=answer.text))
+        if answer.action == "end" or self._episode.done:
+            self._factory.detach(self._session)
+        if answer.action == "end":
+            return End(text=answer.text)
+        return MessageUser(text=answer.text)
+
+
+class HttpAgentFactory:
+    """Makes agents that delegate each turn to an outside agent over HTTP.
+
+    Args:
+        url: The outside agent's endpoint (``http(s)://HOST/PATH``).
+        timeout_s: Limit of one turn request in seconds (tool calls included).
+    """
+
+    name = "http"
+
+    def __init__(self, url: str, timeout_s: float = 300.0) -> None:
+        if not url.startswith(("http://", "https://")):
+            raise ConfigError(f"agent URL {url!r} must start with http:// or https://")
+        self.url = url
+        self.timeout_s = timeout_s
+        self._serve: ServeApp | None = None
+        self._server: BackgroundServer | None = None
+        self._client: httpx.AsyncClient | None = None
+        self._start = asyncio.Lock()
+
+    @property
+    def agent_id(self) -> str:
+        """``http-`` plus the endpoint's host and path, e.g. ``http-127.0.0.1:9000/agent``."""
+        return "http-" + self.url.split("://", 1)[1].rstrip("/")
+
+    @property
+    def config(self) -> dict[str, Any]:
+        """The endpoint URL and timeout."""
+        return {"url": self.url, "timeout_s": self.timeout_s}
+
+    def __call__(self, ctx: TrialContext) -> Agent:
+        """An agent for one trial; it needs the trial's episode.
+
+        Raises:
+            ConfigError: The runner gave no episode.
+        """
+        if ctx.episode is None:
+            raise ConfigError("the http agent needs the trial's episode (TrialContext.episode)")
+        return _HttpAgent(self, ctx.episode)
+
+    async def attach(self, episode: Episode, start: Observation) -> Session:
+        """Serve ``episode`` through the gateway (starting the gateway on first use)."""
+        async with self._start:
+            if self._server is None:
+                self._serve = ServeApp()  # a fresh app per start: its lifespan runs once
+                self._server = BackgroundServer(self._serve.app)
+                await self._server.start()
+                self._client = httpx.AsyncClient(timeout=self.timeout_s)
+        assert self._serve is not None
+        for s in self._serve.store.sessions():  # drop sessions of ended trials
+            if s.episode.done:
+                self._serve.store.remove(s.id, close=False)
+        session = Session(episode)
+        session.adopt(start)
+        return self._serve.store.add(session)
+
+    def detach(self, session: Session) -> None:
+        """Stop serving a session (the runner closes its world)."""
+        if self._serve is not None:
+            self._serve.store.remove(session.id, close=False)
+
+    def mcp_url(self, session: Session) -> str:
+        """The session's MCP URL."""
+        assert self._server is not None and self._serve is not None  # attach() started them
+        return self._server.url + "/mcp" + self._serve.gateway.url_path(session)
+
+    async def send(self, request: AgentTurnRequest) -> AgentTurnResponse:
+        """POST one turn and parse the answer.
+
+        Raises:
+            ModelEndpointError: Unreachable, non-2xx, or an answer not matching the protocol.
+        """
+        assert self._client is not None  # attach() started it
+        try:
+            r = await self._client.post(self.url, json=request.model_dump(mode="json"))
+        except httpx.HTTPError as exc:
+            raise ModelEndpointError(f"agent {self.url}: {type(exc).__name__}: {exc}") from exc
+        if r.status_code // 100 != 2:
+            raise ModelEndpointError(f"agent {self.url} answered HTTP {r.status_code}")
+        try:
+            return AgentTurnResponse.model_validate_json(r.content)
+        except ValidationError as exc:
+            raise ModelEndpointError(
+                f"agent {self.url} answered outside protocol {PROTOCOL}: {exc}"
+            ) from exc
+
+    async def aclose(self) -> None:
+        """Stop the gateway and the HTTP client (the runner calls this at the end)."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+        if self._server is not None:
+            await self._server.stop()
+            self._server = self._serve = None

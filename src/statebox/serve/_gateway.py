@@ -1,0 +1,195 @@
+"""The MCP gateway: one streamable-HTTP MCP endpoint per live session.
+
+``/mcp/<session id>/`` with ``Authorization: Bearer <session token>`` reaches exactly
+that session's episode. One low-level MCP `Server` (official ``mcp`` SDK) answers
+every session in stateless JSON mode; its handlers find the session the router put
+in the ASGI scope, so no MCP-level state outlives a request and no MCP session id can
+be replayed against another episode.
+
+What the gateway lists and executes is the session's allowlist, nothing more:
+
+- ``tools/list`` returns the allowlisted tool schemas of the episode's start;
+- ``tools/call`` refuses lifecycle and reserved-looking names by name (reset, verdict,
+  ``__reserved__init`` ...) without touching the episode, and sends every other name
+  through `Episode.step` — the `Dispatcher` refuses names outside the allowlist and
+  bad arguments with a structured error, so the refusal is in the transcript and the
+  world is unchanged. Tool results return as MCP results (JSON text plus structured
+  content); refusals as ``isError`` results.
+
+Unknown session, wrong token, oversized body (413) and malformed JSON-RPC are answered
+before any handler runs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from mcp import types
+from mcp.server.lowlevel import NotificationOptions, Server
+from mcp.server.models import InitializationOptions
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import Receive, Scope, Send
+
+from statebox.serve._sessions import Session, SessionStore, is_reserved_name, same_secret
+from statebox.tools import ToolResult
+
+__all__ = ["MAX_BODY_BYTES", "McpGateway"]
+
+MAX_BODY_BYTES = 256 * 1024
+"""Default request body limit of the gateway in bytes; larger bodies get 413."""
+
+_SCOPE_KEY = "statebox.session"
+
+
+def _bearer(scope: Scope) -> str | None:
+    for k, v in scope.get("headers", []):
+        if k == b"authorization":
+            text = bytes(v).decode("latin-1")
+            if text[:7].lower() == "bearer ":
+                return text[7:].strip()
+    return None
+
+
+def _error(kind: str, message: str) -> types.CallToolResult:
+    payload = {"error": {"kind": kind, "message": message}}
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(payload))],
+        structuredContent=payload,
+        isError=True,
+    )
+
+
+def tool_result_to_mcp(result: ToolResult) -> types.CallToolResult:
+    """An episode `ToolResult` as an MCP tool result (``isError`` for refusals)."""
+    if not result.ok:
+        assert result.error is not None  # a failed result carries its error
+        return _error(result.error.kind, result.error.message)
+    payload = {"result": result.output}
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(result.output))],
+        structuredContent=payload,
+        isError=False,
+    )
+
+
+class _Server(Server[Any, Request]):
+    """The SDK's low-level server with its initialization options built once.
+
+    In stateless mode the SDK rebuilds them per request, reading package metadata from
+    disk each time (milliseconds per tool call); they never change for one server.
+    """
+
+    _options: InitializationOptions | None = None
+
+    def create_initialization_options(
+        self,
+        notification_options: NotificationOptions | None = None,
+        experimental_capabilities: dict[str, dict[str, Any]] | None = None,
+    ) -> InitializationOptions:
+        if self._options is None:
+            self._options = super().create_initialization_options(
+                notification_options, experimental_capabilities
+            )
+        return self._options
+
+
+class McpGateway:
+    """ASGI app serving ``/<session id>/`` MCP endpoints over a `SessionStore`.
+
+    Mount it under ``/mcp``. Run `lifespan` around the app's life.
+
+    Args:
+        store: The live sessions.
+        max_body_bytes: Request body limit (413 beyond).
+        allowed_hosts: Host header values accepted (DNS-rebinding protection);
+            None accepts any (binding to a public address is then the operator's call).
+    """
+
+    def __init__(
+        self,
+        store: SessionStore,
+        *,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        allowed_hosts: list[str] | None = None,
+    ) -> None:
+        self.store = store
+        server = _Server("statebox")
+        self._server = server
+
+        def current() -> Session:
+            request = server.request_context.request
+            sid = request.scope.get(_SCOPE_KEY) if request is not None else None
+            session = store.get(sid) if isinstance(sid, str) else None
+            if session is None:
+                raise LookupError("no such session")
+            return session
+
+        @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
+        async def list_tools() -> list[types.Tool]:
+            return [
+                types.Tool(name=t.name, description=t.description, inputSchema=t.input_schema)
+                for t in current().tools
+            ]
+
+        @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
+        async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+            session = current()
+            if is_reserved_name(name):
+                return _error("not_allowed", f"{name!r} is a lifecycle name, not a tool")
+            if session.episode.done:
+                return _error("invalid_state", "the episode has ended; no more tool calls")
+            result = await session.call_tool(name, dict(arguments or {}))
+            return tool_result_to_mcp(result)
+
+        security = (
+            TransportSecuritySettings(
+                enable_dns_rebinding_protection=True, allowed_hosts=allowed_hosts
+            )
+            if allowed_hosts is not None
+            else TransportSecuritySettings(enable_dns_rebinding_protection=False)
+        )
+        self._manager = StreamableHTTPSessionManager(
+            server,
+            json_response=True,
+            stateless=True,
+            security_settings=security,
+            max_request_body_size=max_body_bytes,
+        )
+
+    @asynccontextmanager
+    async def lifespan(self) -> AsyncIterator[None]:
+        """Run the MCP session manager (its task group) for the app's life."""
+        async with self._manager.run():
+            yield
+
+    def url_path(self, session: Session) -> str:
+        """The session's endpoint path under the gateway's mount, e.g. ``/<id>/``."""
+        return f"/{session.id}/"
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Route ``/<session id>[/]`` to the MCP transport after the token check."""
+        if scope["type"] != "http":
+            return
+        path: str = scope.get("path", "")
+        path = path.removeprefix(scope.get("root_path", ""))  # Starlette mounts keep it
+        sid = path.strip("/").split("/")[0] if path.strip("/") else ""
+        session = self.store.get(sid) if sid and path.strip("/") == sid else None
+        if session is None:
+            await JSONResponse({"error": "unknown session"}, status_code=404)(scope, receive, send)
+            return
+        if not same_secret(_bearer(scope), session.token):
+            await JSONResponse(
+                {"error": "missing or wrong bearer token for this session"},
+                status_code=401,
+                headers={"WWW-Authenticate": "Bearer"},
+            )(scope, receive, send)
+            return
+        scope = dict(scope)
+        scope[_SCOPE_KEY] = session.id
+        await self._manager.handle_request(scope, receive, send)

@@ -1,0 +1,315 @@
+"""The OpenEnv environment server: statebox episodes as an RL environment.
+
+Built with the ``openenv`` package's `Environment` and `create_fastapi_app`, so its
+HTTP routes (``/reset``, ``/step``, ``/state``, ``/schema``, ``/health``) and its
+WebSocket session (``/ws``) are OpenEnv's own; statebox adds ``/ready`` (503 until
+the tasks are loaded, and every other route but ``/health`` is refused until then).
+
+``reset`` takes ``task_id`` or samples one from ``split`` (``train`` by default;
+``test`` tasks are refused unless the server was started with ``allow_test_split``)
+with an optional ``seed``. ``step`` takes a `StateboxAction`. The terminal step
+carries ``reward`` 1.0 iff the verdict passed, else 0.0, and the verdict in
+``metadata``; earlier steps carry no reward.
+
+Episodes live in the server, keyed by an unguessable episode id that reset returns:
+a WebSocket session steps its own episode; plain HTTP ``/step`` names it with an
+``episode_id`` field beside the action (OpenEnv's HTTP routes build a fresh
+`Environment` per request). Ended episodes are dropped at once; live ones beyond
+``max_live`` are evicted oldest first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import random
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+from openenv.core.env_server import Environment, create_fastapi_app
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from statebox.episode import Action as EpisodeAction
+from statebox.episode import CallTool, End, MessageUser
+from statebox.episode import Observation as EpisodeObservation
+from statebox.serve._openenv_types import StateboxAction, StateboxObservation, StateboxState
+from statebox.serve._sessions import Session, TaskCatalog
+from statebox.tasks import Task
+from statebox.tools import ToolCall, ToolResult
+
+__all__ = ["EpisodeRequestError", "OpenEnvServer", "StateboxEnvironment"]
+
+
+class EpisodeRequestError(ValueError):
+    """A reset or step the server refuses (unknown task, test split, no live episode).
+
+    OpenEnv's WebSocket session reports it as an error message; HTTP answers 400.
+    """
+
+
+_OPEN_WHILE_LOADING = frozenset({"/health", "/ready"})
+
+
+def _agent_result(r: ToolResult) -> dict[str, Any]:
+    error = None if r.error is None else {"kind": r.error.kind, "message": r.error.message}
+    return {"tool": r.tool, "ok": r.ok, "output": r.output, "error": error}
+
+
+def _to_episode_action(a: StateboxAction) -> EpisodeAction:
+    if a.kind == "call_tool":
+        if not a.tool:
+            raise EpisodeRequestError("call_tool needs a tool name")
+        return CallTool(call=ToolCall(tool=a.tool, args=a.args))
+    if a.kind == "message_user":
+        return MessageUser(text=a.text)
+    return End(text=a.text)
+
+
+class OpenEnvServer:
+    """Holds the live RL episodes and the OpenEnv FastAPI app.
+
+    Args:
+        catalog: Returns the task catalog, or None while it loads.
+        allow_test_split: Serve ``split: test`` tasks too.
+        max_live: Most live episodes kept; the oldest is evicted beyond it.
+        max_sessions: Most concurrent WebSocket sessions.
+    """
+
+    def __init__(
+        self,
+        catalog: Callable[[], TaskCatalog | None],
+        allow_test_split: bool = False,
+        *,
+        max_live: int = 4096,
+        max_sessions: int = 1024,
+    ) -> None:
+        self.catalog = catalog
+        self.allow_test_split = allow_test_split
+        self.max_live = max_live
+        self.live: OrderedDict[str, Session] = OrderedDict()
+        self._rng = random.Random(0)
+        inner = create_fastapi_app(
+            functools.partial(StateboxEnvironment, self),
+            StateboxAction,
+            StateboxObservation,
+            max_concurrent_envs=max_sessions,
+            env_name="statebox",
+            state_cls=StateboxState,
+            mode="simulation",
+        )
+
+        async def ready() -> JSONResponse:
+            cat = self.catalog()
+            if cat is None:
+                return JSONResponse({"ready": False, "loading": True}, status_code=503)
+            return JSONResponse({"ready": True, "tasks": len(self.servable())})
+
+        async def refused(request: Request, exc: Exception) -> JSONResponse:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+
+        inner.add_api_route("/ready", ready, methods=["GET"])
+        inner.add_exception_handler(EpisodeRequestError, refused)
+        self.app: ASGIApp = _ReadinessGate(inner, lambda: self.catalog() is not None)
+
+    @asynccontextmanager
+    async def lifespan(self) -> AsyncIterator[None]:
+        """Close every live episode when the server stops."""
+        try:
+            yield
+        finally:
+            for s in self.live.values():
+                s.close()
+            self.live.clear()
+
+    def servable(self, split: str | None = None) -> list[Task]:
+        """Tasks this server may serve (optionally of one split), in id order."""
+        cat = self.catalog()
+        if cat is None:
+            return []
+        return [
+            t
+            for _, t in sorted(cat.tasks.items())
+            if (self.allow_test_split or t.split == "train") and (split is None or t.split == split)
+        ]
+
+    def pick(self, task_id: str | None, split: str | None, seed: int | None) -> Task:
+        """The task to reset to.
+
+        Raises:
+            EpisodeRequestError: Not loaded, unknown id, a test task without the flag, or an
+                empty split.
+        """
+        cat = self.catalog()
+        if cat is None:
+            raise EpisodeRequestError("tasks are still loading; wait for /ready")
+        if task_id is not None:
+            task = cat.tasks.get(task_id)
+            if task is None:
+                raise EpisodeRequestError(f"unknown task {task_id!r}")
+            if task.split != "train" and not self.allow_test_split:
+                raise EpisodeRequestError(
+                    f"task {task_id!r} is a {task.split} task; only train tasks are served "
+                    "unless the server runs with --allow-test-split"
+                )
+            return task
+        split = split or "train"
+        if split != "train" and not self.allow_test_split:
+            raise EpisodeRequestError(
+                f"split {split!r} is not served (start with --allow-test-split)"
+            )
+        tasks = self.servable(split)
+        if not tasks:
+            raise EpisodeRequestError(f"no {split} tasks to serve")
+        rng = random.Random(seed) if seed is not None else self._rng
+        return rng.choice(tasks)
+
+    def open(self, task: Task) -> Session:
+        """A new live episode of ``task`` (evicting the oldest beyond ``max_live``)."""
+        cat = self.catalog()
+        assert cat is not None  # pick() checked
+        session = Session(cat.episode(task), cat)
+        self.live[session.id] = session
+        while len(self.live) > self.max_live:
+            _, old = self.live.popitem(last=False)
+            old.close()
+        return session
+
+    def drop(self, episode_id: str) -> None:
+        """Forget an episode and close its world."""
+        s = self.live.pop(episode_id, None)
+        if s is not None:
+            s.close()
+
+
+def _observation(
+    s: Session, obs: EpisodeObservation, result: ToolResult | None = None
+) -> StateboxObservation:
+    result = result or obs.tool_result
+    return StateboxObservation(
+        kind=obs.kind,
+        episode_id=s.id,
+        task_id=s.task.id,
+        step=obs.step,
+        user_message=obs.user_message,
+        tool_result=None if result is None else _agent_result(result),
+        tools=[t.model_dump(mode="json") for t in obs.tools],
+        policy=obs.policy,
+        termination=None if obs.termination is None else str(obs.termination),
+        done=obs.done,
+    )
+
+
+class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, StateboxState]):
+    """One OpenEnv environment handle over the server's live episodes.
+
+    Args:
+        server: The server holding the catalog and the live episodes.
+    """
+
+    SUPPORTS_CONCURRENT_SESSIONS = True
+
+    def __init__(self, server: OpenEnvServer) -> None:
+        super().__init__()
+        self._server = server
+        self._episode_id: str | None = None
+
+    async def reset_async(
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        task_id: str | None = None,
+        split: str | None = None,
+    ) -> StateboxObservation:
+        """Start an episode of ``task_id``, or of a task sampled from ``split`` by ``seed``.
+
+        ``episode_id`` is ignored: ids are chosen by the server (they are credentials).
+
+        Raises:
+            EpisodeRequestError: See `OpenEnvServer.pick`.
+        """
+        if self._episode_id is not None:
+            self._server.drop(self._episode_id)
+        task = self._server.pick(task_id, split, seed)
+        s = self._server.open(task)
+        self._episode_id = s.id
+        return _observation(s, await s.reset())
+
+    async def step_async(
+        self,
+        action: StateboxAction,
+        timeout_s: float | None = None,
+        episode_id: str | None = None,
+    ) -> StateboxObservation:
+        """Take one action in this session's episode (or in ``episode_id`` over HTTP).
+
+        Raises:
+            EpisodeRequestError: No such live episode (never reset, ended, or evicted).
+        """
+        eid = episode_id or self._episode_id
+        s = self._server.live.get(eid) if eid else None
+        if s is None:
+            raise EpisodeRequestError("no live episode: reset first (an ended episode cannot step)")
+        self._server.live.move_to_end(s.id)
+        act = _to_episode_action(action)
+        obs = await s.step(act)
+        result = s.episode.tool_results[-1] if isinstance(act, CallTool) else None
+        out = _observation(s, obs, result)
+        if obs.done:
+            verdict = await s.finish()
+            self._server.drop(s.id)
+            out.reward = 1.0 if verdict.passed else 0.0
+            out.metadata = {"verdict": verdict.model_dump(mode="json")}
+        return out
+
+    def reset(
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        task_id: str | None = None,
+        split: str | None = None,
+    ) -> StateboxObservation:
+        """Synchronous `reset_async` (only where no event loop is running)."""
+        return asyncio.run(self.reset_async(seed, episode_id, task_id, split))
+
+    def step(
+        self, action: StateboxAction, timeout_s: float | None = None, episode_id: str | None = None
+    ) -> StateboxObservation:
+        """Synchronous `step_async` (only where no event loop is running)."""
+        return asyncio.run(self.step_async(action, timeout_s, episode_id))
+
+    @property
+    def state(self) -> StateboxState:
+        """The session's episode id, task and step count."""
+        s = self._server.live.get(self._episode_id) if self._episode_id else None
+        if s is None:
+            return StateboxState(episode_id=self._episode_id, done=self._episode_id is not None)
+        return StateboxState(
+            episode_id=s.id,
+            step_count=len(s.episode.transcript),
+            task_id=s.task.id,
+            done=s.episode.done,
+        )
+
+
+class _ReadinessGate:
+    """ASGI wrapper refusing everything but health and readiness until tasks load."""
+
+    def __init__(self, app: ASGIApp, ready: Callable[[], bool]) -> None:
+        self.app = app
+        self.ready = ready
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket") and not self.ready():
+            path = scope.get("path", "")
+            root = scope.get("root_path", "")
+            if path.removeprefix(root) not in _OPEN_WHILE_LOADING:
+                if scope["type"] == "websocket":
+                    await send({"type": "websocket.close", "code": 1013})
+                    return
+                await JSONResponse({"error": "tasks are still loading"}, 503)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)

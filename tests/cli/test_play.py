@@ -1,0 +1,45 @@
+"""``statebox play``: a person acts as the agent; the trial is judged as usual."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fixtures.support import TOY_REF, TOY_TASKS
+from statebox.cli import app
+
+
+@pytest.fixture
+def cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CliRunner:
+    monkeypatch.chdir(tmp_path)
+    return CliRunner()
+
+
+def test_play_a_task_by_hand_and_pass(cli: CliRunner) -> None:
+    keys = "\n".join(
+        [
+            "tools",
+            'call transfer {"src": "A1", "dst": "A2", "amount": 40',  # bad JSON: asked again
+            "say Which account is yours?",
+            'call transfer {"src": "A1", "dst": "A2", "amount": 40}',
+            "done Moved 40 dollars to Bo.",
+        ]
+    )
+    args = ["play", "toy.transfer.basic.001", "--tasks", str(TOY_TASKS), "--domain", TOY_REF]
+    result = cli.invoke(app, args, input=keys + "\n")
+    assert result.exit_code == 0, result.output
+    assert "customer: Please move 40 dollars from my account to Bo." in result.output
+    assert "arguments are not JSON" in result.output
+    assert "customer: Thanks." in result.output
+    assert "transfer(src, dst, amount)" in result.output
+    assert "PASSED: toy.transfer.basic.001" in result.output
+    assert "[ok] invariant[0]: Bo got the money: 65" in result.output
+
+
+def test_play_unknown_task_names_near_ids(cli: CliRunner) -> None:
+    args = ["play", "toy.transfer", "--tasks", str(TOY_TASKS), "--domain", TOY_REF]
+    result = cli.invoke(app, args)
+    assert result.exit_code == 1
+    assert "did you mean toy.transfer.basic.001" in result.output

@@ -1,0 +1,172 @@
+"""The OpenEnv server, driven by the openenv package's own WebSocket client."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+pytest.importorskip("openenv")
+
+from serving import catalog, serve_tasks, serving
+
+from statebox.serve import StateboxAction, StateboxEnvClient, TaskCatalog
+from statebox.tasks import Task
+
+
+def _golden_actions(task: Task, change_amount: bool = False) -> list[StateboxAction]:
+    out = []
+    for call in task.golden:
+        args = dict(call.args)
+        if change_amount and "amount" in args:
+            args["amount"] = args["amount"] + 1
+        out.append(StateboxAction(kind="call_tool", tool=call.tool, args=args))
+    out.append(StateboxAction(kind="end", text=task.reference_response or "Done."))
+    return out
+
+
+async def _play(env: StateboxEnvClient, actions: list[StateboxAction]) -> Any:
+    result = None
+    for a in actions:
+        result = await env.step(a)
+        if result.done:
+            break
+    return result
+
+
+def test_openenv_client_oracle_gets_reward_1_and_a_perturbed_trajectory_reward_0() -> None:
+    task = next(t for t in serve_tasks() if t.id == "toy.transfer.train.001")
+
+    async def go() -> None:
+        async with (
+            serving(openenv=True) as s,
+            StateboxEnvClient(base_url=s.url + "/openenv") as env,
+        ):
+            start = await env.reset(task_id=task.id)
+            obs = start.observation
+            assert (obs.kind, obs.task_id, start.done, start.reward) == (
+                "start",
+                task.id,
+                False,
+                None,
+            )
+            assert obs.user_message == task.user.opening
+            assert sorted(t["name"] for t in obs.tools) == [
+                "add_note",
+                "delete_note",
+                "get_account",
+                "set_status",
+                "transfer",
+            ]
+            first = await env.step(_golden_actions(task)[0])
+            assert first.reward is None and not first.done
+            assert first.observation.tool_result == {
+                "tool": "get_account",
+                "ok": True,
+                "output": {
+                    "id": "A1",
+                    "owner": "Ada Example",
+                    "balance": 100,
+                    "status": "active",
+                },
+                "error": None,
+            }
+            last = await _play(env, _golden_actions(task)[1:])
+            assert last.done and last.reward == 1.0
+            assert last.metadata["verdict"]["passed"] is True
+            assert last.observation.termination == "agent_end"
+
+            await env.reset(task_id=task.id)
+            bad = await _play(env, _golden_actions(task, change_amount=True))
+            assert bad.done and bad.reward == 0.0
+            assert bad.metadata["verdict"]["passed"] is False
+            assert bad.metadata["verdict"]["signature"] == "wrong_state_update"
+
+            # A multi-turn train task: message the user, read the reply, end.
+            r = await env.reset(task_id="toy.freeze.train.001")
+            r = await env.step(StateboxAction(kind="message_user", text="Which account?"))
+            assert r.done and r.observation.termination == "user_end" and r.reward == 0.0
+
+    asyncio.run(go())
+
+
+def test_test_split_needs_the_flag_and_sampling_is_seeded() -> None:
+    async def go() -> None:
+        async with serving(openenv=True) as s:
+            async with StateboxEnvClient(base_url=s.url + "/openenv") as env:
+                with pytest.raises(RuntimeError, match="only train tasks"):
+                    await env.reset(task_id="toy.transfer.ask.001")
+                with pytest.raises(RuntimeError, match="not served"):
+                    await env.reset(split="test")
+                seen = {(await env.reset(seed=i)).observation.task_id for i in range(12)}
+                assert seen <= {
+                    "toy.transfer.train.001",
+                    "toy.freeze.train.001",
+                    "toy.freeze.secret.001",
+                }
+                a = (await env.reset(seed=7)).observation.task_id
+                assert (await env.reset(seed=7)).observation.task_id == a
+            r = await s.http.get("/openenv/ready")
+            assert r.json() == {"ready": True, "tasks": 3}
+        async with serving(openenv=True, allow_test_split=True) as s:
+            async with StateboxEnvClient(base_url=s.url + "/openenv") as env:
+                r = await env.reset(task_id="toy.transfer.ask.001")
+                assert r.observation.task_id == "toy.transfer.ask.001"
+            assert (await s.http.get("/openenv/ready")).json()["tasks"] == 4
+
+    asyncio.run(go())
+
+
+def test_http_reset_and_step_with_the_episode_id() -> None:
+    async def go() -> None:
+        async with serving(openenv=True) as s:
+            r = await s.http.post("/openenv/reset", json={"task_id": "toy.freeze.train.001"})
+            assert r.status_code == 200
+            eid = r.json()["observation"]["episode_id"]
+            step = {
+                "kind": "call_tool",
+                "tool": "set_status",
+                "args": {"account_id": "A2", "status": "frozen"},
+            }
+            r = await s.http.post("/openenv/step", json={"action": step, "episode_id": eid})
+            assert r.json()["observation"]["tool_result"]["ok"] is True
+            end = {"kind": "end", "text": "Frozen."}
+            r = await s.http.post("/openenv/step", json={"action": end, "episode_id": eid})
+            assert r.json()["done"] is True and r.json()["reward"] == 1.0
+            r = await s.http.post("/openenv/step", json={"action": end, "episode_id": eid})
+            assert r.status_code == 400 and "no live episode" in r.json()["error"]
+            r = await s.http.post("/openenv/step", json={"action": end})
+            assert r.status_code == 400
+            r = await s.http.post("/openenv/reset", json={"task_id": "toy.transfer.ask.001"})
+            assert r.status_code == 400
+            assert (await s.http.get("/openenv/health")).status_code == 200
+
+    asyncio.run(go())
+
+
+def test_openenv_routes_answer_503_until_tasks_load() -> None:
+    gate = threading.Event()
+
+    def slow() -> TaskCatalog:
+        gate.wait(10)
+        return catalog()
+
+    async def go() -> None:
+        async with serving(slow, wait=False, openenv=True) as s:
+            assert (await s.http.get("/openenv/health")).status_code == 200
+            assert (await s.http.get("/openenv/ready")).status_code == 503
+            assert (await s.http.post("/openenv/reset", json={})).status_code == 503
+            with pytest.raises(ConnectionError):
+                async with StateboxEnvClient(base_url=s.url + "/openenv") as env:
+                    await env.reset()
+            gate.set()
+            for _ in range(500):
+                if (await s.http.get("/openenv/ready")).status_code == 200:
+                    break
+                await asyncio.sleep(0.01)
+            async with StateboxEnvClient(base_url=s.url + "/openenv") as env:
+                assert (await env.reset(seed=0)).observation.kind == "start"
+
+    asyncio.run(go())

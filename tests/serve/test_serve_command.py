@@ -1,0 +1,47 @@
+"""`statebox serve` as a process: binds loopback, writes the token, serves the control API."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from serving import SERVE_TASKS
+
+from fixtures.support import TOY_REF
+
+STATEBOX = Path(sys.executable).with_name("statebox")
+
+
+def test_statebox_serve_answers_on_loopback_with_its_token(tmp_path: Path) -> None:
+    token_file = tmp_path / "token"
+    cmd = [str(STATEBOX), "serve", "--tasks", str(SERVE_TASKS), "--domain", TOY_REF]
+    proc = subprocess.Popen(
+        [*cmd, "--port", "0", "--no-openenv", "--token-file", str(token_file)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        first = proc.stderr.readline()
+        assert first.startswith("statebox serve on http://127.0.0.1:"), first
+        url = first.split()[-1]
+        token = token_file.read_text().strip()
+        assert len(token) >= 40 and token_file.stat().st_mode & 0o077 == 0
+        with httpx.Client(base_url=url) as c:
+            for _ in range(500):
+                if c.get("/ready").status_code == 200:
+                    break
+                time.sleep(0.02)
+            assert c.get("/ready").json() == {"ready": True, "tasks": 4}
+            body = {"task_id": "toy.freeze.train.001"}
+            assert c.post("/control/sessions", json=body).status_code == 401
+            r = c.post("/control/sessions", json=body, headers={"Authorization": f"Bearer {token}"})
+            assert r.status_code == 201
+            assert r.json()["mcp_url"].startswith(url + "/mcp/")
+            assert c.get("/openenv/health").status_code == 404  # --no-openenv
+    finally:
+        proc.terminate()
+        proc.wait(10)
