@@ -248,7 +248,6 @@ def test_run_with_invalid_task_exits_1_and_writes_nothing(cli: CliRunner, tmp_pa
         (["--suite", "toy", "--tasks", "x.yaml"], "give --suite or --tasks"),
         (["--resume"], "--resume needs --out"),
         (["--agent", "gpt-9"], "unknown agent 'gpt-9'"),
-        (["--trials", "0"], "settings:"),
     ],
 )
 def test_run_usage_errors(cli: CliRunner, args: list[str], message: str) -> None:

@@ -96,3 +96,13 @@ def test_find_trial_reads_the_latest_record_of_one_trial(cli: CliRunner, tmp_pat
     found = find_trial(out, target.trial_id)
     assert found == target
     assert find_trial(out, "toy.nope/oracle/0") is None
+
+
+def test_report_says_when_a_campaign_is_incomplete(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "c"
+    _run(cli, "--tasks", str(TOY_TASKS), "--agent", "oracle", "--trials", "3", "--out", str(out))
+    lines = (out / RESULTS_FILE).read_text().splitlines()
+    (out / RESULTS_FILE).write_text("\n".join(lines[:4]) + "\n")
+    result = cli.invoke(app, ["report", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "holds 4 of 9 planned trials" in " ".join(result.output.split())

@@ -52,10 +52,29 @@ def _campaign_rows(directories: Path | list[Path]) -> list[Any]:
         rows = read_trial_rows(d)
         if not rows:
             raise ConfigError(f"{d}: no trial records yet")
+        _note_incomplete(d, len(rows))
         # Two directories with one name are told apart by their full path.
         label = name if names.count(name) == 1 else str(d)
         campaigns.append(CampaignRows(label, d, rows))
     return campaigns
+
+
+def _note_incomplete(directory: Path, present: int) -> None:
+    """Say so when a campaign holds fewer trials than its manifest planned."""
+    from statebox.errors import ResultsFormatError
+    from statebox.records import read_manifest
+
+    try:
+        m = read_manifest(directory)
+    except ResultsFormatError:
+        return  # no manifest (hand-made results): nothing planned to compare with
+    planned = len(m.task_ids) * len(m.agents) * m.trials
+    if present < planned:
+        err_console.print(
+            f"note: {directory} holds {present} of {planned} planned trials; the figures "
+            f"cover only those (finish it with: statebox run --out {directory} --resume)",
+            style="yellow",
+        )
 
 
 def _summary(
