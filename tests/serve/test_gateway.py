@@ -95,9 +95,9 @@ def test_tool_outside_the_allowlist_is_refused_without_state_change() -> None:
             info = await create(s, "toy.freeze.secret.001")  # no transfer, no delete_note
             async with mcp_session(info["mcp_url"], info["mcp_token"]) as m:
                 r = await m.call_tool("transfer", {"src": "A1", "dst": "A2", "amount": 99})
-                assert r.isError and error_kind(r) == "not_allowed"
+                assert r.isError and error_kind(r) == "unknown_tool"
                 r = await m.call_tool("delete_note", {"note_id": "N-001"})
-                assert r.isError and error_kind(r) == "not_allowed"
+                assert r.isError and error_kind(r) == "unknown_tool"
                 r = await m.call_tool("get_account", {"account_id": "A1"})
                 assert r.structuredContent is not None
                 assert r.structuredContent["result"]["balance"] == 100

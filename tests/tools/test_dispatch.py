@@ -182,12 +182,18 @@ def test_unknown_tool(world: World) -> None:
     assert result.mutating is False
 
 
-def test_tool_outside_allowlist_is_not_allowed(world: World) -> None:
+def test_tool_outside_allowlist_is_refused_like_an_unknown_tool(world: World) -> None:
     before = world.state().hash()
     d = dispatcher(world, ["get_account"])
     result = d.call(ToolCall(tool="transfer", args={"src": "A1", "dst": "A2", "amount": 1}))
+    unknown = d.call(ToolCall(tool="wire_abroad", args={}))
     assert not result.ok
-    assert result.error is not None and result.error.kind == "not_allowed"
+    assert result.error is not None and result.error.kind == "unknown_tool"
+    # Nothing tells an existing, non-allowlisted tool from a nonexistent one.
+    assert unknown.error is not None
+    assert result.error.message.replace("transfer", "X") == unknown.error.message.replace(
+        "wire_abroad", "X"
+    )
     assert world.state().hash() == before
     assert [s.name for s in d.specs()] == ["get_account"]
 

@@ -1,7 +1,7 @@
 """Tool calls and results, and the allowlisted dispatcher that runs them on a world.
 
 The dispatcher is the only way a tool runs: it refuses names outside the allowlist
-(`not_allowed`) or unknown (`unknown_tool`), validates arguments (`invalid_arguments`),
+or unknown (both answered `unknown_tool`, so the allowlist leaks nothing), validates arguments (`invalid_arguments`),
 and runs the tool in one transaction. Every refusal is a `ToolResult` with an error
 for the agent and leaves the world untouched; only a bug in a tool escapes as an
 exception (the runner records it as a system error).
@@ -121,10 +121,10 @@ class Dispatcher:
             Exception: Any other exception from the tool is a bug and propagates.
         """
         spec = self._tools.get(call.tool)
-        if spec is None:
+        # A tool outside the allowlist gets the very answer a nonexistent one gets: the
+        # agent must not learn which tools exist beyond those it was given.
+        if spec is None or call.tool not in self._allowed:
             return _error(call, "unknown_tool", f"no tool named {call.tool!r}", False)
-        if call.tool not in self._allowed:
-            return _error(call, "not_allowed", f"tool {call.tool!r} is not available", False)
         # Arguments are validated as the JSON an agent sends, in strict mode: `true` is not
         # 1.0, "12.5" is not a number, NaN and lone surrogates are refused.
         try:
