@@ -2,9 +2,9 @@
 
 The dispatcher is the only way a tool runs: it refuses names outside the allowlist or
 unknown (both answered `unknown_tool`, so the allowlist leaks nothing), validates
-arguments (`invalid_arguments`), and runs the tool in one transaction. Every refusal is a `ToolResult` with an error
-for the agent and leaves the world untouched; only a bug in a tool escapes as an
-exception (the runner records it as a system error).
+arguments (`invalid_arguments`), and runs the tool in one transaction. Every refusal
+is a `ToolResult` with an error for the agent and leaves the world untouched; only a
+bug in a tool escapes as an exception (the runner records it as a system error).
 """
 
 from __future__ import annotations
