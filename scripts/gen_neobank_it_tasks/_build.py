@@ -272,6 +272,10 @@ class TaskSet:
         e = EMP[employee]
         user_facts: Row = {"email": e["email"]}
         user_facts.update(facts or {})
+        # Policy §1.1 identifies the caller by work email: the user must say it, or no
+        # agent can (the scripted user reveals only its script).
+        if not any(e["email"] in line for line in (opening, *script)):
+            script = [f"My work email is {e['email']}.", *script]
         task: Row = {
             "id": task_id,
             "domain": "neobank_it",

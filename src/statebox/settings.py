@@ -110,6 +110,16 @@ class Settings(BaseSettings):
         value = os.environ.get(env_var)
         return SecretStr(value) if value else None
 
+    @staticmethod
+    def secret_values() -> list[str]:
+        """Values of environment variables that look like credentials (for redaction).
+
+        Names ending in ``_KEY``, ``_TOKEN``, ``_SECRET`` or ``_PASSWORD`` whose value
+        has at least 8 characters; writers scrub them from everything they store.
+        """
+        suffixes = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+        return [v for k, v in os.environ.items() if k.upper().endswith(suffixes) and len(v) >= 8]
+
     def redacted(self) -> dict[str, Any]:
         """The settings as JSON data with secrets hidden (for manifests and --dry-run)."""
         return self.model_dump(mode="json")

@@ -106,3 +106,13 @@ def test_report_says_when_a_campaign_is_incomplete(cli: CliRunner, tmp_path: Pat
     result = cli.invoke(app, ["report", str(out)])
     assert result.exit_code == 0, result.output
     assert "holds 4 of 9 planned trials" in " ".join(result.output.split())
+
+
+def test_compare_warns_when_trial_counts_differ(cli: CliRunner, tmp_path: Path) -> None:
+    a, b = tmp_path / "a", tmp_path / "b"
+    _run(cli, "--tasks", str(TOY_TASKS), "--agent", "fault", "--trials", "4", "--out", str(a))
+    _run(cli, "--tasks", str(TOY_TASKS), "--agent", "fault", "--trials", "2", "--out", str(b))
+    result = cli.invoke(app, ["compare", str(a), str(b)])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "3 shared tasks ran a different number of trials (A: [4], B: [2])" in text

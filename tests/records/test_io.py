@@ -222,3 +222,31 @@ def test_unterminated_but_complete_last_line_is_not_lost(results_dir: Path, task
     seen = [r.trial for r in read_results(results_dir)]
     ResultsWriter(results_dir).close()
     assert [r.trial for r in read_results(results_dir)] == seen
+
+
+def test_secrets_echoed_by_an_endpoint_never_reach_the_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from statebox.records import ErrorRecord, ResultsWriter, scrub_secrets
+
+    monkeypatch.setenv("MY_PROVIDER_API_KEY", "custom-secret-value-123")
+    with ResultsWriter(tmp_path) as w:
+        w.write_error(
+            ErrorRecord(
+                trial_id="t/a/0",
+                task_id="t",
+                agent_id="a",
+                trial=0,
+                type="ModelEndpointError",
+                message="Incorrect API key provided: sk-SECRETKEY-abc123xyz; "
+                "Authorization: Bearer abcdefgh12345 (custom-secret-value-123)",
+                traceback="",
+                at=datetime.now(UTC),
+            )
+        )
+    text = (tmp_path / "errors.jsonl").read_text()
+    for secret in ("sk-SECRETKEY-abc123xyz", "abcdefgh12345", "custom-secret-value-123"):
+        assert secret not in text
+    assert text.count("[redacted]") == 3
+    # Ordinary ids survive: "task-..." is not a key.
+    assert scrub_secrets("retail.task-ordinary.001", []) == "retail.task-ordinary.001"

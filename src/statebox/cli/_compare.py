@@ -12,7 +12,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from statebox.cli._app import app, handled
+from statebox.cli._app import app, err_console, handled
 from statebox.errors import ConfigError
 
 __all__ = ["compare"]
@@ -27,7 +27,7 @@ class CompareFormat(StrEnum):
     json = "json"
 
 
-def _outcomes(directory: Path, agent: str | None, side: str) -> tuple[str, list[Any]]:
+def _outcomes(directory: Path, agent: str | None, side: str) -> tuple[str, list[Any], int]:
     from statebox.metrics import outcomes_from_trials
     from statebox.records import TrialStatus, read_trial_rows
 
@@ -47,7 +47,30 @@ def _outcomes(directory: Path, agent: str | None, side: str) -> tuple[str, list[
     # System errors count as unsuccessful trials, as in the canonical figures.
     trials = ((r.task_id, r.domain, r.status == TrialStatus.PASSED) for r in rows)
     chosen = [t for t, r in zip(trials, rows, strict=True) if r.agent_id == agent]
-    return agent, outcomes_from_trials(chosen)
+    errors = sum(1 for r in rows if r.agent_id == agent and r.status == TrialStatus.SYSTEM_ERROR)
+    return agent, outcomes_from_trials(chosen), errors
+
+
+def _caveats(a: list[Any], b: list[Any], errors_a: int, errors_b: int) -> list[str]:
+    """What makes a lift misleading: unequal trial counts, system errors."""
+    notes = []
+    n_a = {o.task_id: o.n for o in a}
+    unequal = sorted(o.task_id for o in b if o.task_id in n_a and n_a[o.task_id] != o.n)
+    if unequal:
+        counts_a = sorted({n_a[t] for t in unequal})
+        counts_b = sorted({o.n for o in b if o.task_id in unequal})
+        notes.append(
+            f"{len(unequal)} shared tasks ran a different number of trials (A: {counts_a}, "
+            f"B: {counts_b}); observed k/k is easier to reach with fewer trials, so its "
+            "lift is not like for like — compare campaigns with equal trials"
+        )
+    for side, errors in (("A", errors_a), ("B", errors_b)):
+        if errors:
+            notes.append(
+                f"{side} has {errors} system-error trials, counted as failures: part of the "
+                "lift may be an outage, not the agent (statebox run --resume --retry-errors)"
+            )
+    return notes
 
 
 def _lift_json(lift: Any) -> dict[str, Any]:
@@ -173,8 +196,10 @@ def compare(
 
     if resamples < 1:
         raise ConfigError("--resamples must be at least 1")
-    a_id, a = _outcomes(run_a, agent_a, "a")
-    b_id, b = _outcomes(run_b, agent_b, "b")
+    a_id, a, errors_a = _outcomes(run_a, agent_a, "a")
+    b_id, b, errors_b = _outcomes(run_b, agent_b, "b")
+    for note in _caveats(a, b, errors_a, errors_b):
+        err_console.print(f"warning: {note}", style="yellow")
     try:
         report = compare_outcomes(a, b, BootstrapSpec(resamples=resamples, seed=seed))
     except ValueError as exc:

@@ -119,7 +119,7 @@ def _mentions(text: str, value: str) -> bool:
 
 
 def lint_identifiers(
-    domain: Domain, task: Task, judge: Judge | None = None
+    domain: Domain, task: Task, judge: Judge | None = None, *, spoken_only: bool = False
 ) -> list[IdentifierProblem]:
     """Find golden-call identifiers the agent could neither be told nor look up.
 
@@ -127,6 +127,9 @@ def lint_identifiers(
         domain: The task's domain.
         task: The task.
         judge: A judge to reuse (its world cache); a fresh one otherwise.
+        spoken_only: Count only what the user says (opening and script) as stated, not
+            ``facts`` or ``persona``: the bar for tasks a scripted user must make
+            solvable, since it reveals nothing but its script.
 
     Returns:
         One `IdentifierProblem` per undiscoverable identifier, by step and argument
@@ -140,8 +143,12 @@ def lint_identifiers(
         if len(initial.primary_keys[table]) == 1:
             keys.update(str(k[0]) for k in rows if k[0] is not None)
     user = task.user
-    stated = {str(v) for v in user.facts.values() if v is not None}
-    said = "\n".join([user.opening, user.persona, *user.script, *stated])
+    if spoken_only:
+        stated: set[str] = set()
+        said = "\n".join([user.opening, *user.script])
+    else:
+        stated = {str(v) for v in user.facts.values() if v is not None}
+        said = "\n".join([user.opening, user.persona, *user.script, *stated])
     seen: set[str] = set()
     problems: list[IdentifierProblem] = []
     world = judge.worlds.clone(domain, task)

@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from statebox.errors import ConfigError
+from statebox.errors import ConfigError, ModelEndpointError
 from statebox.llm._config import ModelConfig, PriceTable, RetryPolicy, Role
 from statebox.llm._messages import (
     AssistantTurn,
@@ -179,7 +179,8 @@ def _anthropic_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 
 def _int(value: Any) -> int:
-    return value if isinstance(value, int) else 0
+    # A token count is never negative: a broken endpoint's -1000000 must not reach totals.
+    return max(value, 0) if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 class ModelClient:
@@ -299,15 +300,19 @@ class ModelClient:
 
     @staticmethod
     def _from_openai(resp: Any) -> tuple[Completion, tuple[int, int, int, int]]:
-        choice = resp.choices[0].message if resp.choices else None
-        text = (choice.content or "") if choice else ""
+        if not getattr(resp, "choices", None):
+            # An empty reply is the endpoint failing, not the agent saying nothing: it must
+            # become a system error that --retry-errors re-runs, not a failed trial.
+            raise ModelEndpointError("the model endpoint replied without choices")
+        choice = resp.choices[0].message
+        text = choice.content or ""
         calls = tuple(
             RequestedCall(
                 id=tc.id or f"call_{i}",
                 name=tc.function.name,
                 arguments=tc.function.arguments or "",
             )
-            for i, tc in enumerate((choice.tool_calls or []) if choice else [])
+            for i, tc in enumerate(choice.tool_calls or [])
             if getattr(tc, "function", None) is not None
         )
         u = resp.usage

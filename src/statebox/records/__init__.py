@@ -13,6 +13,7 @@ from statebox.records._io import (
     read_result_dicts,
     read_results,
     read_trial_rows,
+    scrub_secrets,
     trial_row,
     write_manifest,
 )
@@ -49,6 +50,7 @@ __all__ = [
     "read_result_dicts",
     "read_results",
     "read_trial_rows",
+    "scrub_secrets",
     "trial_id",
     "trial_row",
     "write_manifest",

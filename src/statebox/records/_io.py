@@ -14,7 +14,7 @@ import os
 import re
 import tempfile
 import warnings
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Any, NamedTuple, TypeVar
 
@@ -29,6 +29,7 @@ from statebox.records._record import (
     TrialStatus,
     latest_per_trial,
 )
+from statebox.settings import Settings
 
 __all__ = [
     "ERRORS_FILE",
@@ -43,6 +44,7 @@ __all__ = [
     "read_result_dicts",
     "read_results",
     "read_trial_rows",
+    "scrub_secrets",
     "trial_row",
     "write_manifest",
 ]
@@ -463,6 +465,19 @@ def _mend_tail(path: Path) -> None:
             f.write(b"\n")
 
 
+_SECRET_PATTERNS = re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}|\b(?i:bearer)\s+[A-Za-z0-9._~+/\-]{8,}")
+"""Credential shapes an endpoint may echo back in an error (OpenAI-style keys, bearer
+tokens), scrubbed whatever their source."""
+
+
+def scrub_secrets(text: str, secrets: Sequence[str]) -> str:
+    """``text`` with every known secret value and credential-shaped token redacted."""
+    for value in secrets:
+        if value in text:
+            text = text.replace(value, "[redacted]")
+    return _SECRET_PATTERNS.sub("[redacted]", text)
+
+
 class ResultsWriter:
     """Appends trial and error records to a campaign directory, one flushed line each.
 
@@ -475,17 +490,19 @@ class ResultsWriter:
         self.directory = directory
         for name in (RESULTS_FILE, ERRORS_FILE):
             _mend_tail(directory / name)
+        # An endpoint may echo a key back in an error message: nothing stored keeps it.
+        self._secrets = Settings.secret_values()
         self._results: IO[str] = (directory / RESULTS_FILE).open("a", encoding="utf-8")
         self._errors: IO[str] = (directory / ERRORS_FILE).open("a", encoding="utf-8")
 
     def write(self, record: TrialRecord) -> None:
-        """Append one trial record and flush."""
-        self._results.write(record.model_dump_json() + "\n")
+        """Append one trial record and flush (secrets scrubbed)."""
+        self._results.write(scrub_secrets(record.model_dump_json(), self._secrets) + "\n")
         self._results.flush()
 
     def write_error(self, record: ErrorRecord) -> None:
-        """Append one error record and flush."""
-        self._errors.write(record.model_dump_json() + "\n")
+        """Append one error record and flush (secrets scrubbed)."""
+        self._errors.write(scrub_secrets(record.model_dump_json(), self._secrets) + "\n")
         self._errors.flush()
 
     def close(self) -> None:
