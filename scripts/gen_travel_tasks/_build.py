@@ -12,7 +12,7 @@ from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-import yaml
+from scripts._task_files import write_families
 
 from statebox.domains.travel.seed import SEED_DATE, seed_rows
 from statebox.domains.travel.tools._fees import cancellation_fee, change_fee
@@ -356,16 +356,4 @@ class TaskSet:
 
     def write(self, out: Path) -> None:
         """Write one YAML list per family into ``out``, removing files of families not built."""
-        out.mkdir(parents=True, exist_ok=True)
-        for old in out.glob("*.yaml"):
-            if old.stem not in self._families:
-                old.unlink()
-        for family in sorted(self._families):
-            text = yaml.safe_dump(
-                self._families[family],
-                sort_keys=False,
-                allow_unicode=True,
-                width=100,
-                default_flow_style=False,
-            )
-            (out / f"{family}.yaml").write_text(text, encoding="utf-8")
+        write_families(self._families, out)
