@@ -34,7 +34,14 @@ def _median_ms(samples: list[float]) -> float:
     return statistics.median(samples) * 1000
 
 
-def bench_clone(suite: str) -> None:
+class CloneFigures(NamedTuple):
+    clone_ms: float  # median clone of a cached template
+    rebuild_ms: float  # median rebuild from schema + seed (the baseline)
+    size_kib: float
+    domain: str
+
+
+def bench_clone(suite: str, quiet: bool = False) -> CloneFigures:
     registry = default_registry()
     tasks = registry.suite(suite)
     task = tasks[0]
@@ -54,10 +61,12 @@ def bench_clone(suite: str) -> None:
         rebuilds.append(time.perf_counter() - t0)
     c, r = _median_ms(clones), _median_ms(rebuilds)
     size_kib = len(template.data) / 1024
-    print(
-        f"world clone ({domain.name}, {size_kib:.0f} KiB): median {c:.3f} ms "
-        f"(target <= 1 ms); rebuild from schema+seed {r:.2f} ms; clone is {r / c:.0f}x faster"
-    )
+    if not quiet:
+        print(
+            f"world clone ({domain.name}, {size_kib:.0f} KiB): median {c:.3f} ms "
+            f"(target <= 1 ms); rebuild from schema+seed {r:.2f} ms; clone is {r / c:.0f}x faster"
+        )
+    return CloneFigures(c, r, size_kib, domain.name)
 
 
 class CampaignFigures(NamedTuple):

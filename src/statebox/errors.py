@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 __all__ = [
+    "BackendError",
     "ConfigError",
     "DomainError",
     "GoldenReplayError",
@@ -27,6 +28,13 @@ class StateboxError(Exception):
 
 class ConfigError(StateboxError):
     """A setting, flag or option is invalid or missing."""
+
+
+class BackendError(StateboxError):
+    """An external tool backend (an MCP server process) failed to start, set up or answer.
+
+    Inside a trial it is a system error, never the agent's fault.
+    """
 
 
 class DomainError(StateboxError):

@@ -16,7 +16,14 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from statebox.agents import AgentFactory, FaultInjectionFactory, FaultRates, OracleFactory
+from statebox.agents import (
+    AgentFactory,
+    FaultInjectionFactory,
+    FaultRates,
+    OracleFactory,
+    SleepyFactory,
+    SleepyOptions,
+)
 from statebox.domains import Domain
 from statebox.errors import ConfigError, DomainError
 from statebox.tasks import Task, load_tasks
@@ -89,6 +96,15 @@ def _oracle(options: dict[str, Any]) -> AgentFactory:
     return OracleFactory()
 
 
+def _sleepy(options: dict[str, Any]) -> AgentFactory:
+    if "model" in options:
+        raise ConfigError(f"sleepy agent option {options['model']!r}: use key=value")
+    try:
+        return SleepyFactory(SleepyOptions(**options))
+    except ValueError as exc:
+        raise ConfigError(f"sleepy agent options: {exc}") from exc
+
+
 def model_agent_builder(provider: Provider, models: Callable[[], ModelSetup]) -> AgentBuilder:
     """The builder of ``openai:MODEL`` / ``anthropic:MODEL`` agents.
 
@@ -142,7 +158,11 @@ class Registry:
 
     def __init__(self, domains: Iterable[Domain] = (), *, load_entry_points: bool = False) -> None:
         self._domains: dict[str, Domain] = {}
-        self._agents: dict[str, AgentBuilder] = {"oracle": _oracle, "fault": _fault}
+        self._agents: dict[str, AgentBuilder] = {
+            "oracle": _oracle,
+            "fault": _fault,
+            "sleepy": _sleepy,
+        }
         self._entry_points_pending = load_entry_points
         for d in domains:
             self.register_domain(d)

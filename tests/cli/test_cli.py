@@ -245,7 +245,7 @@ def test_run_with_invalid_task_exits_1_and_writes_nothing(cli: CliRunner, tmp_pa
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--suite", "toy", "--tasks", "x.yaml"], "give --suite or --tasks"),
+        (["--suite", "toy", "--tasks", "x.yaml"], "give one of --suite, --tasks and --thinkingbox"),
         (["--resume"], "--resume needs --out"),
         (["--agent", "gpt-9"], "unknown agent 'gpt-9'"),
     ],

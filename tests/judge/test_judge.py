@@ -417,6 +417,17 @@ def test_failure_signature_precedence() -> None:
     ) == ("incomplete_resolution")
 
 
+def test_a_skipped_rubric_signs_nothing() -> None:
+    # A passed trial whose rubric was not evaluated (no judge model) has no signature;
+    # it used to be signed incomplete_resolution although its verdict passed.
+    end = TerminationReason.AGENT_END
+    skipped = CheckResult(name="rubric[0]", kind="rubric", passed=False, skipped=True)
+    assert failure_signature([chk("state", True), skipped], FX, [res()], end) is None
+    assert failure_signature([chk("state", False), skipped], FX, [res()], end) == (
+        "wrong_state_update"
+    )
+
+
 def ev(result: ToolResult) -> Event:
     return Event(kind="tool_call", call=ToolCall(tool=result.tool), result=result)
 

@@ -9,9 +9,11 @@ from statebox.agents._llm import (
 )
 from statebox.agents._oracle import FaultInjectionFactory, FaultRates, OracleFactory
 from statebox.agents._protocol import Agent, AgentFactory, TrialContext
+from statebox.agents._sleepy import SLEEPY_MODEL, SleepyFactory, SleepyOptions
 
 __all__ = [
     "AGENT_INSTRUCTIONS",
+    "SLEEPY_MODEL",
     "THINK_GUIDANCE",
     "Agent",
     "AgentFactory",
@@ -21,5 +23,7 @@ __all__ = [
     "LLMAgent",
     "LLMAgentFactory",
     "OracleFactory",
+    "SleepyFactory",
+    "SleepyOptions",
     "TrialContext",
 ]

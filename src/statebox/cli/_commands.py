@@ -77,6 +77,25 @@ def _note_incomplete(directory: Path, present: int) -> None:
         )
 
 
+def _external_domains(directories: list[Path]) -> set[str]:
+    """Domains of campaigns that ran on external environments (a ThinkingBox dataset).
+
+    Their servers compare states themselves: no statebox field policy applies.
+    """
+    from statebox.errors import ResultsFormatError
+    from statebox.records import read_manifest
+
+    out: set[str] = set()
+    for d in directories:
+        try:
+            m = read_manifest(d)
+        except ResultsFormatError:
+            continue
+        if "thinkingbox" in m.settings:
+            out.update(str(x) for x in m.settings.get("domains", ()))
+    return out
+
+
 def _summary(
     directory: Path | list[Path],
     k: int | None,
@@ -91,7 +110,8 @@ def _summary(
 
     campaigns = campaigns if campaigns is not None else _campaign_rows(directory)
     excluded = []
-    for name in sorted({r.domain for c in campaigns for r in c.rows}):
+    external = _external_domains([c.directory for c in campaigns])
+    for name in sorted({r.domain for c in campaigns for r in c.rows} - external):
         try:
             excluded += list(registry.domain(name).field_policy.excluded)
         except StateboxError:
@@ -160,9 +180,86 @@ def run(
     domain: Annotated[
         list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
     ] = None,
+    executor: Annotated[
+        str, typer.Option(help="Where trials run: local (this process) or ray (a Ray cluster).")
+    ] = "local",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="With --executor ray: the cluster (auto, HOST:6379); none: a local one."),
+    ] = None,
+    ray_workers: Annotated[
+        int | None,
+        typer.Option(min=1, help="With --executor ray: trial workers (default: one per CPU)."),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    thinkingbox: Annotated[
+        Path | None,
+        typer.Option(
+            help="ThinkingBox dataset folder (scenario/, test_case/): run its test cases "
+            "on its own MCP servers instead of a suite.",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = None,
+    test_list: Annotated[
+        Path | None,
+        typer.Option(
+            help="ThinkingBox test list (YAML list of FILE.py:FUNCTION).",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = None,
+    test: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="One ThinkingBox test, FILE.py:FUNCTION (repeatable).",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = None,
+    tb_servers: Annotated[
+        Path | None,
+        typer.Option(
+            help="Servers YAML (default: DATASET/../servers/servers.yaml).",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = None,
+    server_python: Annotated[
+        str | None,
+        typer.Option(
+            help="Python for the servers' {python} (default: this one).",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = None,
+    drop_sources: Annotated[
+        bool,
+        typer.Option(
+            help="No search service: drop knowledge-base sources, hide the policy search.",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = False,
+    hide_tool: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Tool to hide from agents (repeatable).", rich_help_panel="ThinkingBox datasets"
+        ),
+    ] = None,
+    warm_pool: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="Server processes kept started per server (0: start each on demand).",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = 2,
+    check_timeout: Annotated[
+        float,
+        typer.Option(
+            min=1.0,
+            help="Seconds one check function may run.",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = 60.0,
 ) -> None:
     """Run a campaign (default: the built-in suite, the fault-injection agent, 5 trials)."""
+    from statebox.cli._thinkingbox import TbOptions
     from statebox.episode import Limits
     from statebox.runner import Campaign, run_campaign
     from statebox.settings import Settings
@@ -176,7 +273,8 @@ def run(
         planned = _planned(out)
         trials = trials if trials is not None else planned.trials
         seed = seed if seed is not None else planned.seed
-        if suite is None and not tasks:
+        tb_planned = planned.thinkingbox if thinkingbox is None else None
+        if suite is None and not tasks and tb_planned is None and thinkingbox is None:
             suite, tasks = planned.suite, planned.tasks
         agent = agent or planned.agents
     flags: dict[str, Any] = {
@@ -197,18 +295,42 @@ def run(
         settings = Settings.model_validate({k: v for k, v in flags.items() if v is not None})
     except ValueError as exc:
         raise ConfigError(f"settings: {exc}") from exc
-    if suite is not None and tasks:
-        raise ConfigError("give --suite or --tasks, not both")
+    if sum(map(bool, (suite is not None, tasks, thinkingbox is not None))) > 1:
+        raise ConfigError("give one of --suite, --tasks and --thinkingbox")
+    tb: TbOptions | None = None
+    if thinkingbox is not None:
+        tb = TbOptions.build(
+            thinkingbox,
+            test_list=test_list,
+            names=test,
+            servers=tb_servers,
+            server_python=server_python,
+            drop_sources=drop_sources,
+            hidden_tools=hide_tool,
+            warm=warm_pool,
+            check_timeout_s=check_timeout,
+        )
+    elif resume and tb_planned is not None:
+        tb = tb_planned
+    elif test_list or test:
+        raise ConfigError("--test-list and --test select ThinkingBox tests; add --thinkingbox")
     from statebox.cli._models import run_models
 
     roles = run_models(settings, agent or [settings.agent])
     registry = _registry(domain, settings, roles.setup)
-    task_list = load_tasks(tasks) if tasks else registry.suite(settings.suite)
-    source = ", ".join(str(p) for p in tasks) if tasks else f"suite:{settings.suite}"
+    from statebox.cli._thinkingbox import open_dataset
+
+    tb_run = open_dataset(tb) if tb is not None else None
+    if tb_run is not None:
+        task_list, source = tb_run.tasks, tb.source if tb else ""
+    elif tasks:
+        task_list, source = load_tasks(tasks), ", ".join(str(p) for p in tasks)
+    else:
+        task_list, source = registry.suite(settings.suite), f"suite:{settings.suite}"
     agents = [registry.agent(a) for a in (agent or [settings.agent])]
     if out is None:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        label = settings.suite if not tasks else "tasks"
+        label = "thinkingbox" if tb else settings.suite if not tasks else "tasks"
         out = settings.runs_dir / f"{label}-{agents[0].agent_id}-{stamp}"
     campaign = Campaign(
         tasks=task_list,
@@ -226,14 +348,23 @@ def run(
         retry_errors=retry_errors,
         models=roles.labels,
         agent_specs=tuple(agent or [settings.agent]),
+        environments=tb_run.environments if tb_run else {},
+        source_settings={"thinkingbox": tb.to_manifest()} if tb else {},
     )
     from statebox.cli._progress import make_progress
+    from statebox.cli._scale import executor_for
+
+    pool = executor_for(
+        executor, settings, domain or [], campaign.agent_specs, ray_address, ray_workers
+    )
 
     async def go() -> Any:
         try:
-            return await run_campaign(campaign, registry, make_progress(err_console))
+            return await run_campaign(campaign, registry, make_progress(err_console), pool)
         finally:
             await roles.setup.aclose()
+            if tb_run is not None:
+                await tb_run.aclose()
 
     result = asyncio.run(go())
     err_console.print(
@@ -241,6 +372,8 @@ def run(
         f"{result.system_errors} system errors",
         highlight=False,
     )
+    if result.system_errors:
+        _first_errors(out)
     summary = _summary(out, None, registry)
     if json_out:
         typer.echo(json.dumps(summary, indent=2))
@@ -250,12 +383,27 @@ def run(
         print_summary(summary, out_console)
 
 
+def _first_errors(out: Path, shown: int = 3) -> None:
+    """Print the distinct messages of a campaign's system errors (the first few)."""
+    from statebox.records import read_errors
+
+    seen: dict[str, int] = {}
+    for e in read_errors(out):
+        first_line = f"{e.type}: {e.message}".splitlines()[0][:300]
+        seen[first_line] = seen.get(first_line, 0) + 1
+    for message, count in list(seen.items())[:shown]:
+        err_console.print(f"system error ({count}x): {message}", style="yellow")
+    if len(seen) > shown:
+        err_console.print(f"... {len(seen) - shown} more kinds; see {out / 'errors.jsonl'}")
+
+
 class _Planned(NamedTuple):
     trials: int
     seed: int
     suite: str | None
     tasks: list[Path] | None
     agents: list[str] | None
+    thinkingbox: Any = None  # TbOptions when the campaign ran a ThinkingBox dataset
 
 
 def _planned(out: Path) -> _Planned:
@@ -266,10 +414,15 @@ def _planned(out: Path) -> _Planned:
         raise ConfigError(f"{out}: no such campaign directory to resume")
     m = read_manifest(out)
     source = m.task_source
-    suite = source.removeprefix("suite:") if source.startswith("suite:") else None
-    tasks = None if suite else [Path(p) for p in source.split(", ")]
     specs = m.settings.get("agent_specs")
     agents = [str(s) for s in specs] if isinstance(specs, list) and specs else None
+    tb = m.settings.get("thinkingbox")
+    if isinstance(tb, dict):
+        from statebox.cli._thinkingbox import TbOptions
+
+        return _Planned(m.trials, m.seed, None, None, agents, TbOptions.from_manifest(tb))
+    suite = source.removeprefix("suite:") if source.startswith("suite:") else None
+    tasks = None if suite else [Path(p) for p in source.split(", ")]
     return _Planned(m.trials, m.seed, suite, tasks, agents)
 
 

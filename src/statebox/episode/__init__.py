@@ -1,5 +1,6 @@
-"""Episodes: the reset/step environment loop, its actions, observations and limits."""
+"""Episodes: the reset/step environment loop, its actions, observations, limits and backends."""
 
+from statebox.episode._backend import Backend, ToolSession
 from statebox.episode._episode import Episode, EpisodeOutcome
 from statebox.episode._types import (
     Action,
@@ -17,6 +18,7 @@ from statebox.episode._types import (
 
 __all__ = [
     "Action",
+    "Backend",
     "CallTool",
     "End",
     "Episode",
@@ -27,6 +29,7 @@ __all__ = [
     "Observation",
     "TerminationReason",
     "ToolInfo",
+    "ToolSession",
     "UserReply",
     "UserSimulator",
 ]

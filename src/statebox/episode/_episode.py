@@ -4,6 +4,11 @@
 allowlisted tool schemas and the policy; ``step(action)`` runs one action. When the
 episode is over, `outcome()` hands the judge what it needs: initial and final state,
 the live final world (for SQL invariants), transcript, final response and why it ended.
+
+An episode runs on a `Domain` (statebox's SQLite worlds) or on an external `Backend`
+(an MCP server process per trial, `statebox.thinkingbox`); the loop, the limits and
+the transcript are the same, and the outcome then carries the live `ToolSession`
+instead of a world.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from statebox.domains import Domain
+from statebox.episode._backend import Backend, ToolSession
 from statebox.episode._types import (
     Action,
     CallTool,
@@ -60,23 +66,27 @@ def _clean_action(action: Action) -> Action:
 class EpisodeOutcome(NamedTuple):
     """What an ended episode leaves for the judge."""
 
-    initial: State
-    """Canonical state at reset."""
-    world: World
-    """The live final world (closed by `Episode.close`)."""
+    initial: State | None
+    """Canonical state at reset (None on an external backend)."""
+    world: World | None
+    """The live final world, closed by `Episode.close` (None on an external backend)."""
     transcript: tuple[Event, ...]
     """Every event in order."""
     final_response: str
     """The agent's last words to the user ('' when none)."""
     termination: TerminationReason
     """Why the episode ended."""
+    session: ToolSession | None = None
+    """The live tool session of an external backend, closed by `Episode.close` (its
+    judge reads the server's effects from it); None on a domain."""
 
 
 class Episode:
     """One run of one task from a clean world.
 
     Args:
-        domain: The task's domain.
+        domain: The task's domain, or an external backend that opens a tool session
+            per trial.
         task: The task.
         user: The user simulator.
         worlds: Template cache shared by the trials of a campaign.
@@ -85,7 +95,7 @@ class Episode:
 
     def __init__(
         self,
-        domain: Domain,
+        domain: Domain | Backend,
         task: Task,
         user: UserSimulator,
         *,
@@ -99,6 +109,7 @@ class Episode:
         self.limits = limits or Limits()
         self._world: World | None = None
         self._dispatcher: Dispatcher | None = None
+        self._session: ToolSession | None = None
         self._events: list[Event] = []
         self._steps = 0
         self._turns = 0
@@ -130,19 +141,27 @@ class Episode:
             TaskSpecError: The task's initial state cannot be built.
         """
         self.close()
-        self._world = self.worlds.clone(self.domain, self.task)
-        self._dispatcher = Dispatcher(self._world, self.domain.tools, self.task.tools)
+        tools: tuple[ToolInfo, ...]
+        if isinstance(self.domain, Domain):
+            self._world = self.worlds.clone(self.domain, self.task)
+            self._dispatcher = Dispatcher(self._world, self.domain.tools, self.task.tools)
+            tools = tuple(
+                ToolInfo(name=s.name, description=s.description, input_schema=s.input_schema())
+                for s in self._dispatcher.specs()
+            )
+        else:
+            self._session = await self.domain.open(self.task)
+            tools = self._session.tools()
+        policy = (
+            self.domain.policy
+            if isinstance(self.domain, Domain)
+            else self.domain.task_policy(self.task)
+        )
         self._events, self._steps, self._turns = [], 0, 0
         self._final, self._termination = "", None
         opening = await self.user.opening()
         self._events.append(Event(kind="user_message", text=opening))
-        tools = tuple(
-            ToolInfo(name=s.name, description=s.description, input_schema=s.input_schema())
-            for s in self._dispatcher.specs()
-        )
-        return Observation(
-            kind="start", step=0, user_message=opening, tools=tools, policy=self.domain.policy
-        )
+        return Observation(kind="start", step=0, user_message=opening, tools=tools, policy=policy)
 
     def _finish(self, reason: TerminationReason) -> Observation:
         self._termination = reason
@@ -158,12 +177,16 @@ class Episode:
         Raises:
             RuntimeError: Stepping before `reset` or after the end.
         """
-        if self._dispatcher is None or self._termination is not None:
+        if (self._dispatcher is None and self._session is None) or self._termination is not None:
             raise RuntimeError("step() needs a reset() episode that has not ended")
         action = _clean_action(action)
         self._steps += 1
         if isinstance(action, CallTool):
-            result = self._dispatcher.call(action.call)
+            if self._session is not None:
+                result = await self._session.call(action.call)
+            else:
+                assert self._dispatcher is not None  # one of the two is open (checked above)
+                result = self._dispatcher.call(action.call)
             self._events.append(Event(kind="tool_call", call=action.call, result=result))
             if self._steps >= self.limits.max_steps:
                 return self._finish(TerminationReason.MAX_STEPS)
@@ -197,19 +220,29 @@ class Episode:
         Raises:
             RuntimeError: Before the episode has ended.
         """
-        if self._world is None or self._termination is None:
+        if (self._world is None and self._session is None) or self._termination is None:
             raise RuntimeError("outcome() needs an ended episode")
+        initial = None
+        if isinstance(self.domain, Domain):
+            initial = self.worlds.initial_state(self.domain, self.task)
         return EpisodeOutcome(
-            initial=self.worlds.initial_state(self.domain, self.task),
+            initial=initial,
             world=self._world,
             transcript=tuple(self._events),
             final_response=self._final,
             termination=self._termination,
+            session=self._session,
         )
 
     def close(self) -> None:
-        """Release the world."""
+        """Release the world or the tool session.
+
+        A session finishes closing in the background: its owner stops the server.
+        """
         if self._world is not None:
             self._world.close()
             self._world = None
             self._dispatcher = None
+        if self._session is not None:
+            self._session.close()
+            self._session = None

@@ -1,7 +1,12 @@
 """The judge: golden replay, effect comparison, checks, verdicts, validation and mutants."""
 
 from statebox.judge._compare import Comparison, Discrepancy, compare
-from statebox.judge._judge import Judge, failure_signature, weak_evaluator_flags
+from statebox.judge._judge import (
+    Judge,
+    failure_signature,
+    termination_check,
+    weak_evaluator_flags,
+)
 from statebox.judge._lint import IdentifierProblem, lint_identifiers
 from statebox.judge._model_rubric import ModelRubricJudge, parse_judgement
 from statebox.judge._rubric import RubricAnswer, RubricJudge, parse_yes_no
@@ -35,6 +40,7 @@ __all__ = [
     "parse_yes_no",
     "static_problems",
     "task_problems",
+    "termination_check",
     "validate_task",
     "weak_evaluator_flags",
 ]

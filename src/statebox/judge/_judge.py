@@ -20,7 +20,7 @@ from statebox.tasks import GoldenCall, Task, WorldCache
 from statebox.tools import Dispatcher, ToolCall, ToolResult
 from statebox.world import RowEffect, State, World, canonical_value, effects
 
-__all__ = ["Judge", "failure_signature", "weak_evaluator_flags"]
+__all__ = ["Judge", "failure_signature", "termination_check", "weak_evaluator_flags"]
 
 
 def _summary(c: Comparison) -> str:
@@ -47,13 +47,31 @@ def weak_evaluator_flags(
     )
 
 
+def termination_check(termination: TerminationReason) -> CheckResult:
+    """The ``termination`` check every judged trial carries.
+
+    A conversation cut off by a limit, a timeout or a system error is not a
+    resolution, whatever the state.
+    """
+    return CheckResult(
+        name="termination",
+        kind="termination",
+        passed=termination in (TerminationReason.AGENT_END, TerminationReason.USER_END),
+        detail=f"episode ended by {termination.value}",
+    )
+
+
 def failure_signature(
     checks: Sequence[CheckResult],
     expected_effects: Sequence[RowEffect],
     tool_results: Sequence[ToolResult],
     termination: TerminationReason,
 ) -> FailureSignature | None:
-    """The failure signature by precedence (DESIGN.md §5.5), or None for a pass."""
+    """The failure signature by precedence (DESIGN.md §5.5), or None for a pass.
+
+    Skipped checks (a rubric with no judge model) do not gate, so they sign nothing.
+    """
+    checks = [c for c in checks if not c.skipped]
     if all(c.passed for c in checks):
         return None
     if termination == TerminationReason.SYSTEM_ERROR or any(c.error for c in checks):
@@ -252,36 +270,30 @@ class Judge:
         Raises:
             GoldenReplayError: The task's golden trajectory fails (the task is invalid).
         """
+        if outcome.world is None or outcome.initial is None:
+            raise JudgeError(f"task {task.id}: the episode ran on an external backend, not a world")
+        world, initial = outcome.world, outcome.initial
         policy = self.domain.field_policy
         accepted = self.golden_states(task)
-        final = outcome.world.state(outcome.initial)
-        comparisons = [compare(outcome.initial, g, final, policy) for g in accepted]
+        final = world.state(initial)
+        comparisons = [compare(initial, g, final, policy) for g in accepted]
         best = min(comparisons, key=lambda c: c.size)
         checks: list[CheckResult] = []
         if task.checks.state == "golden":
             checks.append(
                 CheckResult(name="state", kind="state", passed=best.matches, detail=_summary(best))
             )
-        checks += self._invariants(task, outcome.world)
+        checks += self._invariants(task, world)
         if not state_only:
-            # A conversation cut off by a limit is not a resolution, whatever the state.
-            ended = outcome.termination in (TerminationReason.AGENT_END, TerminationReason.USER_END)
-            checks.append(
-                CheckResult(
-                    name="termination",
-                    kind="termination",
-                    passed=ended,
-                    detail=f"episode ended by {outcome.termination.value}",
-                )
-            )
+            checks.append(termination_check(outcome.termination))
             checks += await self._response(task, outcome)
-        expected = effects(outcome.initial, accepted[0], policy)
+        expected = effects(initial, accepted[0], policy)
         results = [e.result for e in outcome.transcript if e.result is not None]
         return Verdict(
             checks=tuple(checks),
             comparison=best,
             expected_effects=tuple(expected),
-            actual_effects=tuple(effects(outcome.initial, final, policy)),
+            actual_effects=tuple(effects(initial, final, policy)),
             signature=failure_signature(checks, expected, results, outcome.termination),
             flags=weak_evaluator_flags(
                 outcome.transcript, outcome.final_response, outcome.termination

@@ -17,6 +17,7 @@ from statebox.llm._config import (
     load_pricing,
     parse_model_spec,
 )
+from statebox.llm._limits import EndpointLimiter, endpoint_key, endpoint_slot, limiting
 from statebox.llm._messages import (
     DONE_MARKER,
     JUDGE_PROMPT_HEAD,
@@ -41,6 +42,7 @@ __all__ = [
     "TASK_HEADER",
     "AssistantTurn",
     "Completion",
+    "EndpointLimiter",
     "KeyLookup",
     "Message",
     "ModelCall",
@@ -65,6 +67,9 @@ __all__ = [
     "UsageMeter",
     "UserText",
     "call_with_retry",
+    "endpoint_key",
+    "endpoint_slot",
+    "limiting",
     "load_models_file",
     "load_pricing",
     "metering",

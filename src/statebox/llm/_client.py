@@ -20,6 +20,7 @@ from pydantic import SecretStr
 
 from statebox.errors import ConfigError, ModelEndpointError
 from statebox.llm._config import ModelConfig, PriceTable, RetryPolicy, Role
+from statebox.llm._limits import endpoint_key, endpoint_slot
 from statebox.llm._messages import (
     AssistantTurn,
     Completion,
@@ -274,7 +275,9 @@ class ModelClient:
             return await sdk.messages.create(**akw)
 
         t0 = time.perf_counter()
-        async with self.hub.semaphore(c):
+        # Under a distributed executor the endpoint's limit spans every worker.
+        key = endpoint_key(c.provider, c.base_url, c.model)
+        async with endpoint_slot(key, c.max_connections, self.hub.semaphore(c)):
             done = await call_with_retry(once, self.hub.retry, label)
         latency = time.perf_counter() - t0
         if c.provider == "openai":

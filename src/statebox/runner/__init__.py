@@ -1,13 +1,24 @@
-"""The campaign runner: plan, concurrency, resume and error capture."""
+"""The campaign runner: plan, concurrency, resume, error capture and external environments."""
 
 from statebox.runner._campaign import Campaign, CampaignResult, UserFactory, run_campaign
+from statebox.runner._environment import Environment, TrialJudge
+from statebox.runner._executor import TrialExecutor
 from statebox.runner._progress import NullProgress, ProgressSink
+from statebox.runner._ray import RayExecutor
+from statebox.runner._ray_worker import RegistrySetup, WorkerKit, WorkerSetup
 
 __all__ = [
     "Campaign",
     "CampaignResult",
+    "Environment",
     "NullProgress",
     "ProgressSink",
+    "RayExecutor",
+    "RegistrySetup",
+    "TrialExecutor",
+    "TrialJudge",
     "UserFactory",
+    "WorkerKit",
+    "WorkerSetup",
     "run_campaign",
 ]

@@ -24,10 +24,10 @@ import subprocess
 import time
 import traceback
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, NamedTuple
+from typing import IO, Any, NamedTuple
 
 import statebox
 from statebox.agents import Agent, AgentFactory, AgentLimitReached, TrialContext
@@ -54,6 +54,8 @@ from statebox.records import (
     write_manifest,
 )
 from statebox.registry import Registry
+from statebox.runner._environment import Environment, TrialJudge
+from statebox.runner._executor import RecordSink, TrialExecutor
 from statebox.runner._progress import NullProgress, ProgressSink
 from statebox.tasks import Task, WorldCache, bundle_hash
 from statebox.users import ScriptedUser
@@ -94,6 +96,11 @@ class Campaign(NamedTuple):
     """Role → model label (``user``, ``judge``), for the manifest; never a key."""
     agent_specs: tuple[str, ...] = ()
     """The agent specs as given (``fault:skip_write=0.2``), so a resume can rebuild them."""
+    environments: Mapping[str, Environment] = {}
+    """External backends by the domain name their tasks carry (a ThinkingBox dataset);
+    looked up before the registry's domains. The caller owns (and closes) them."""
+    source_settings: Mapping[str, Any] = {}
+    """More manifest settings describing the task source (how a resume rebuilds it)."""
 
 
 UserFactory = Callable[[Task, int], UserSimulator]
@@ -130,7 +137,7 @@ def _git_revision() -> str | None:
     return out.stdout.strip() or None
 
 
-def _manifest(c: Campaign, domains: dict[str, Domain]) -> Manifest:
+def _manifest(c: Campaign, domains: Mapping[str, Domain | Environment]) -> Manifest:
     return Manifest(
         campaign_id=uuid.uuid4().hex[:12],
         statebox_version=statebox.__version__,
@@ -152,6 +159,7 @@ def _manifest(c: Campaign, domains: dict[str, Domain]) -> Manifest:
             "domains": sorted(domains),
             **({"models": dict(c.models)} if c.models else {}),
             **({"agent_specs": list(c.agent_specs)} if c.agent_specs else {}),
+            **dict(c.source_settings),
         },
     )
 
@@ -181,18 +189,24 @@ def _check_resumable(old: Manifest, new: Manifest, out: Path) -> None:
 
 
 class _Runner:
-    writer: ResultsWriter
+    writer: RecordSink
 
     def __init__(
-        self, c: Campaign, domains: dict[str, Domain], manifest: Manifest, progress: ProgressSink
+        self,
+        c: Campaign,
+        domains: Mapping[str, Domain | Environment],
+        manifest: Manifest,
+        progress: ProgressSink,
     ) -> None:
         self.c = c
         self.domains = domains
         self.manifest = manifest
         self.progress = progress
         self.worlds = WorldCache()
-        self.judges = {
+        self.judges: dict[str, TrialJudge] = {
             name: Judge(d, self.worlds, c.rubric, skip_rubric=c.rubric is None)
+            if isinstance(d, Domain)
+            else d.trial_judge(c.rubric)
             for name, d in domains.items()
         }
         self.system_errors = 0
@@ -202,10 +216,11 @@ class _Runner:
         # do-nothing agent passes or whose golden call fails would only yield noise.
         bad: list[str] = []
         for t in self.c.tasks:
+            domain, judge = self.domains[t.domain], self.judges[t.domain]
+            if not isinstance(domain, Domain) or not isinstance(judge, Judge):
+                continue  # an environment's loader checked its tasks; its oracle proves them
             try:
-                problems = await task_problems(
-                    self.domains[t.domain], t, self.judges[t.domain], lint=False
-                )
+                problems = await task_problems(domain, t, judge, lint=False)
             except StateboxError as exc:
                 problems = [str(exc)]
             bad += [p if t.id in p else f"task {t.id}: {p}" for p in problems]
@@ -235,7 +250,10 @@ class _Runner:
         t_episode = t_judge = 0.0
         actor: Agent | None = None
         try:
-            mutating = frozenset(n for n, s in domain.tools.items() if s.mutates)
+            # An environment's tools carry no mutating flag: the fault agent then has no
+            # writes to perturb.
+            tools = domain.tools if isinstance(domain, Domain) else {}
+            mutating = frozenset(n for n, s in tools.items() if s.mutates)
             actor = agent(TrialContext(task, trial, self.c.seed, mutating, episode))
             obs = await episode.reset()
             try:
@@ -341,7 +359,10 @@ class _Runner:
 
 
 async def run_campaign(
-    campaign: Campaign, registry: Registry, progress: ProgressSink | None = None
+    campaign: Campaign,
+    registry: Registry,
+    progress: ProgressSink | None = None,
+    executor: TrialExecutor | None = None,
 ) -> CampaignResult:
     """Run (or resume) a campaign and write its directory.
 
@@ -349,6 +370,9 @@ async def run_campaign(
         campaign: What to run.
         registry: Where the tasks' domains are found.
         progress: Where progress goes.
+        executor: Where the pending trials run (None: this event loop, ``concurrency``
+            at a time; `RayExecutor`: a Ray cluster). Planning, resume and the results
+            file are the same for both.
 
     Returns:
         Counts of planned, skipped (resume), run and system-error trials.
@@ -369,7 +393,10 @@ async def run_campaign(
         raise ConfigError("trials and concurrency must be at least 1")
     if not c.agents:
         raise ConfigError("no agent to run")
-    domains = {name: registry.domain(name) for name in sorted({t.domain for t in c.tasks})}
+    domains: dict[str, Domain | Environment] = {
+        name: c.environments.get(name) or registry.domain(name)
+        for name in sorted({t.domain for t in c.tasks})
+    }
     manifest = _manifest(c, domains)
     done: set[str] = set()
     if (c.out / MANIFEST_FILE).exists():
@@ -422,9 +449,12 @@ async def run_campaign(
                 await asyncio.sleep(0)
 
         try:
-            async with asyncio.TaskGroup() as tg:
-                for _ in range(min(c.concurrency, len(todo)) or 0):
-                    tg.create_task(worker())
+            if executor is not None:
+                await executor.run(runner, todo)
+            else:
+                async with asyncio.TaskGroup() as tg:
+                    for _ in range(min(c.concurrency, len(todo)) or 0):
+                        tg.create_task(worker())
         finally:
             progress.finish()
             for a in c.agents:  # agents holding servers (bring-your-own) stop them here

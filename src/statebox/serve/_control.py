@@ -30,6 +30,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from statebox._model import Model
+from statebox.domains import Domain
 from statebox.episode import MessageUser
 from statebox.errors import StateboxError
 from statebox.serve._sessions import Session, SessionStore, TaskCatalog, same_secret
@@ -150,8 +151,10 @@ def build_control_app(
         if not s.episode.done:
             return JSONResponse({"error": "end the episode first (POST .../verdict)"}, 409)
         out = s.episode.outcome()
-        policy = s.episode.domain.field_policy
-        rows = effects(out.initial, out.world.state(out.initial), policy)
+        domain = s.episode.domain
+        # The control API serves statebox's own domains only (never an external backend).
+        assert isinstance(domain, Domain) and out.world is not None and out.initial is not None
+        rows = effects(out.initial, out.world.state(out.initial), domain.field_policy)
         return JSONResponse({"effects": [r.model_dump(mode="json") for r in rows]})
 
     async def teardown(request: Request) -> Response:

@@ -1,0 +1,97 @@
+"""``statebox run --executor ray``: the worker recipe the CLI hands to `RayExecutor`.
+
+Each Ray worker rebuilds the run's model side from the same resolved `Settings` the
+driver used (flags, env, file), so the agent, user and judge are the ones the driver
+planned with. API keys are not shipped: a worker reads them from its own environment
+(the variables the models file names), as the driver does. Imported only by ``run``
+when it is asked for Ray.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+from statebox.errors import ConfigError
+from statebox.runner import RayExecutor, WorkerKit
+from statebox.settings import Settings
+
+__all__ = ["CliSetup", "ray_executor"]
+
+
+class CliSetup(NamedTuple):
+    """The CLI's worker recipe: registry, user and judge as ``statebox run`` builds them."""
+
+    settings: Settings
+    """The run's resolved settings."""
+    domain_refs: tuple[str, ...]
+    """``--domain`` references, file paths made absolute."""
+    agent_specs: tuple[str, ...]
+    """The run's agent specs (a user or judge on an agent's model shares its endpoint)."""
+
+    def __call__(self) -> WorkerKit:
+        """Build the registry, simulated user and rubric judge in a worker."""
+        from statebox.cli._models import run_models
+        from statebox.registry import default_registry, load_domain_ref
+
+        roles = run_models(self.settings, self.agent_specs)
+        registry = default_registry(self.settings, roles.setup)
+        for ref in self.domain_refs:
+            registry.register_domain(load_domain_ref(ref))
+        return WorkerKit(registry, roles.users, roles.rubric, roles.setup.aclose)
+
+
+def _absolute(ref: str) -> str:
+    # Ray workers run in their own working directory: a relative file.py must not move.
+    target, _, attr = ref.rpartition(":")
+    if target.endswith(".py"):
+        return f"{Path(target).resolve()}:{attr}"
+    return ref
+
+
+def ray_executor(
+    settings: Settings,
+    domain_refs: Sequence[str],
+    agent_specs: Sequence[str],
+    address: str | None,
+    workers: int | None,
+) -> RayExecutor:
+    """The executor of ``statebox run --executor ray``.
+
+    Args:
+        settings: The run's resolved settings.
+        domain_refs: ``--domain`` references.
+        agent_specs: The run's agent specs.
+        address: ``--ray-address`` (None: a local Ray started for this run).
+        workers: ``--ray-workers`` (None: one per cluster CPU).
+
+    Raises:
+        ConfigError: A human user (one terminal cannot serve a cluster).
+    """
+    if settings.user == "human":
+        raise ConfigError("--user human needs --executor local")
+    setup = CliSetup(settings, tuple(_absolute(r) for r in domain_refs), tuple(agent_specs))
+    return RayExecutor(setup, address=address, workers=workers)
+
+
+def executor_for(
+    kind: str,
+    settings: Settings,
+    domain_refs: Sequence[str],
+    agent_specs: Sequence[str],
+    address: str | None,
+    workers: int | None,
+) -> RayExecutor | None:
+    """The executor ``--executor`` names: None for ``local``, a `RayExecutor` for ``ray``.
+
+    Raises:
+        ConfigError: Another name, or Ray options with the local executor.
+    """
+    if kind == "local":
+        if address is not None or workers is not None:
+            raise ConfigError("--ray-address and --ray-workers need --executor ray")
+        return None
+    if kind == "ray":
+        return ray_executor(settings, domain_refs, agent_specs, address, workers)
+    raise ConfigError(f"unknown executor {kind!r}; choose local or ray")

@@ -1,0 +1,156 @@
+"""``statebox run --thinkingbox DATASET``: a ThinkingBox dataset as the campaign's tasks.
+
+The options travel in the manifest (``settings.thinkingbox``) so that ``--resume``
+rebuilds the same environments without the user repeating them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from statebox.cli._app import err_console
+from statebox.errors import ConfigError
+
+__all__ = ["POLICY_SEARCH_TOOLS", "TbOptions", "open_dataset"]
+
+POLICY_SEARCH_TOOLS = frozenset({"knowledge_base_search_policy", "search_policy"})
+"""The v1.0 scenarios' policy-search tools: they need the search service that the
+knowledge-base ``sources`` feed, so ``--drop-sources`` hides them from agents."""
+
+
+class TbOptions(NamedTuple):
+    """The ThinkingBox options of ``statebox run``."""
+
+    dataset: Path
+    """The dataset folder (``scenario/``, ``test_case/``)."""
+    test_list: Path | None
+    """YAML list of ``<file>.py:<function>``; None: every test of every file."""
+    names: tuple[str, ...]
+    """More ``<file>.py:<function>`` entries."""
+    servers: Path
+    """The servers YAML."""
+    server_python: str
+    """The python that runs ``{python}`` server commands."""
+    drop_sources: bool
+    """Drop knowledge-base ``sources`` (no search service) and hide the policy search."""
+    hidden_tools: tuple[str, ...]
+    """More tools to hide from agents."""
+    warm: int
+    """Server processes kept ready per server."""
+    check_timeout_s: float
+    """Limit of one check function, in seconds."""
+
+    @classmethod
+    def build(
+        cls,
+        dataset: Path,
+        *,
+        test_list: Path | None,
+        names: list[str] | None,
+        servers: Path | None,
+        server_python: str | None,
+        drop_sources: bool,
+        hidden_tools: list[str] | None,
+        warm: int,
+        check_timeout_s: float,
+    ) -> TbOptions:
+        """Options from the command line, defaults filled in.
+
+        The servers file defaults to ``DATASET/../servers/servers.yaml`` (the layout of
+        the thinkingbox-data repository); the server python to this one.
+
+        Raises:
+            ConfigError: The dataset folder, test list or servers file does not exist.
+        """
+        dataset = dataset.resolve()
+        if not (dataset / "test_case").is_dir() or not (dataset / "scenario").is_dir():
+            raise ConfigError(f"{dataset}: not a ThinkingBox dataset (no test_case/ + scenario/)")
+        if test_list is not None and not test_list.is_file():
+            raise ConfigError(f"--test-list {test_list}: no such file")
+        servers = (servers or dataset.parent / "servers" / "servers.yaml").resolve()
+        if not servers.is_file():
+            raise ConfigError(f"{servers}: no servers file; give --tb-servers FILE")
+        return cls(
+            dataset=dataset,
+            test_list=test_list.resolve() if test_list else None,
+            names=tuple(names or ()),
+            servers=servers,
+            server_python=server_python or sys.executable,
+            drop_sources=drop_sources,
+            hidden_tools=tuple(hidden_tools or ()),
+            warm=warm,
+            check_timeout_s=check_timeout_s,
+        )
+
+    def to_manifest(self) -> dict[str, Any]:
+        """JSON for ``manifest.settings.thinkingbox``."""
+        return {
+            k: [str(x) for x in v] if isinstance(v, tuple) else str(v) if isinstance(v, Path) else v
+            for k, v in self._asdict().items()
+        }
+
+    @classmethod
+    def from_manifest(cls, data: dict[str, Any]) -> TbOptions:
+        """Options a campaign was started with (for ``--resume``)."""
+        return cls(
+            dataset=Path(data["dataset"]),
+            test_list=Path(data["test_list"])
+            if data.get("test_list") not in (None, "None")
+            else None,
+            names=tuple(data.get("names") or ()),
+            servers=Path(data["servers"]),
+            server_python=str(data["server_python"]),
+            drop_sources=bool(data["drop_sources"]),
+            hidden_tools=tuple(data.get("hidden_tools") or ()),
+            warm=int(data["warm"]),
+            check_timeout_s=float(data["check_timeout_s"]),
+        )
+
+    @property
+    def source(self) -> str:
+        """The campaign's task source label."""
+        return f"thinkingbox:{self.dataset}"
+
+
+def open_dataset(options: TbOptions) -> Any:
+    """Load the dataset and build its environments (a `ThinkingBoxRun`; close it).
+
+    Raises:
+        TaskSpecError: A malformed test file, test list or scenario.
+        ConfigError: A bad servers file, or a server the cases need is not in it.
+    """
+    try:
+        from statebox.thinkingbox import load_dataset, load_servers, open_thinkingbox
+    except ImportError as exc:
+        raise ConfigError(
+            f"ThinkingBox datasets need the MCP client ({exc.name} is missing): "
+            'pip install "statebox[thinkingbox]"'
+        ) from exc
+
+    suite = load_dataset(
+        options.dataset, options.test_list, options.names, drop_sources=options.drop_sources
+    )
+    if not suite.cases:
+        raise ConfigError(f"{options.dataset}: no test cases selected")
+    for warning in suite.warnings:
+        err_console.print(f"warning: {warning}", style="yellow")
+    hidden = set(options.hidden_tools)
+    if options.drop_sources:
+        offered = {t for c in suite.cases for t in c.tools or ()}
+        searches = sorted(POLICY_SEARCH_TOOLS & offered)
+        if searches:
+            err_console.print(
+                f"warning: hiding {', '.join(searches)} from agents (no search service)",
+                style="yellow",
+            )
+        hidden |= set(searches)
+    servers = load_servers(options.servers, python=options.server_python)
+    return open_thinkingbox(
+        suite,
+        servers,
+        warm=options.warm,
+        hidden_tools=frozenset(hidden),
+        check_timeout_s=options.check_timeout_s,
+    )

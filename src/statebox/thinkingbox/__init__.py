@@ -1,0 +1,36 @@
+"""ThinkingBox compatibility: run ThinkingBox test-case datasets on their stdio MCP servers.
+
+A ThinkingBox dataset (Microsoft's ThinkingBox-Bench v1.0, for one) is loaded as
+statebox tasks (`load_dataset`); each scenario becomes an environment whose trials run
+on fresh server processes from a warm pool (`open_thinkingbox`), and whose checks are
+the dataset's own check functions, run in a subprocess against a small compatibility
+module (`TbJudge`). Every agent, metric, report and comparison then works unchanged.
+"""
+
+from statebox.thinkingbox._environment import (
+    ThinkingBoxEnvironment,
+    ThinkingBoxRun,
+    open_thinkingbox,
+)
+from statebox.thinkingbox._format import TbCase, TbScenario, TbSuite, load_dataset
+from statebox.thinkingbox._judge import TbJudge
+from statebox.thinkingbox._pool import WarmPool
+from statebox.thinkingbox._process import McpProcess
+from statebox.thinkingbox._servers import ServerSpec, load_servers
+from statebox.thinkingbox._session import TbSession
+
+__all__ = [
+    "McpProcess",
+    "ServerSpec",
+    "TbCase",
+    "TbJudge",
+    "TbScenario",
+    "TbSession",
+    "TbSuite",
+    "ThinkingBoxEnvironment",
+    "ThinkingBoxRun",
+    "WarmPool",
+    "load_dataset",
+    "load_servers",
+    "open_thinkingbox",
+]

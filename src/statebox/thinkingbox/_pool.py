@@ -1,0 +1,225 @@
+"""A warm pool of started MCP server processes, so a trial never waits for a server start.
+
+A ThinkingBox server needs a fresh process per trial (``__reserved__init`` does not
+reset one) and a start costs about a second, mostly the server importing its
+libraries. The pool keeps ``size`` started-but-uninitialised processes per server
+ready; `WarmPool.acquire` hands one out — each exactly once: a handed-out process
+leaves the pool for good — and a refill starts its replacement in the background.
+An empty pool does not stack starts: a caller first waits for a refill already
+running, and starts its own process only when none is.
+
+Size 0 is no pool: every acquire starts a process on demand. The first acquire (or
+`WarmPool.warm`) fills the pool for every server it knows, so build it with the
+servers a run needs, not a whole servers file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import itertools
+import logging
+import time
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from statebox.errors import BackendError, ConfigError
+from statebox.thinkingbox._process import McpProcess
+from statebox.thinkingbox._servers import ServerSpec
+
+__all__ = ["WarmPool"]
+
+_log = logging.getLogger(__name__)
+
+
+@dataclass
+class _Slot:
+    """One server's ready processes and the starts under way for it."""
+
+    ready: deque[McpProcess] = field(default_factory=deque)
+    starting: set[asyncio.Task[McpProcess]] = field(default_factory=set)
+    waiting: int = 0
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class WarmPool:
+    """Started, uninitialised MCP server processes, ready per server name.
+
+    Args:
+        specs: The servers the pool may start, by name.
+        size: Processes kept ready per server (0: no pool, start on demand).
+        log_dir: Folder for each process's stderr (``<server>-<n>.log``); None discards
+            the servers' stderr.
+        start_timeout_s: Limit on one process start, in seconds.
+        call_timeout_s: Limit on each request to a process, in seconds.
+
+    Attributes:
+        started: Process starts begun so far (refills and on-demand starts).
+        acquired: Processes handed out so far.
+        waited_s: Total time callers spent inside `acquire`, in seconds.
+
+    Raises:
+        ValueError: ``size`` is negative.
+    """
+
+    def __init__(
+        self,
+        specs: Mapping[str, ServerSpec],
+        size: int,
+        *,
+        log_dir: Path | None = None,
+        start_timeout_s: float = 60.0,
+        call_timeout_s: float = 300.0,
+    ) -> None:
+        if size < 0:
+            raise ValueError(f"pool size must be 0 or more, not {size}")
+        self.specs = dict(specs)
+        self.size = size
+        self.log_dir = log_dir
+        self.started = 0
+        self.acquired = 0
+        self.waited_s = 0.0
+        self._start_timeout_s = start_timeout_s
+        self._call_timeout_s = call_timeout_s
+        self._slots: dict[str, _Slot] = {}
+        self._seq = itertools.count(1)
+        self._closed = False
+        self._warmed = False
+
+    async def warm(self, names: Iterable[str] | None = None, *, wait: bool = False) -> None:
+        """Start filling the pool for ``names`` (default: every server it knows).
+
+        Args:
+            names: Servers to fill.
+            wait: Return only once the starts under way have finished.
+
+        Raises:
+            ConfigError: A name the pool does not know.
+        """
+        self._warmed = True
+        chosen = list(self.specs) if names is None else list(names)
+        for name in chosen:
+            self._top_up(name)
+        if wait:
+            tasks = [t for name in chosen for t in self._slot(name).starting]
+            if tasks:
+                await asyncio.wait(tasks)
+
+    def ready_count(self, name: str) -> int:
+        """Processes of server ``name`` ready now (started, alive, not handed out)."""
+        return sum(1 for p in self._slot(name).ready if p.alive)
+
+    async def acquire(self, name: str) -> McpProcess:
+        """A started, never-used process of server ``name``; the caller owns it now.
+
+        Returns:
+            A process no one else has had (close it when the trial ends).
+
+        Raises:
+            ConfigError: The pool does not know server ``name``.
+            BackendError: The pool is closed, or the process could not start.
+        """
+        slot = self._slot(name)
+        if not self._warmed:
+            await self.warm()
+        t0 = time.monotonic()
+        try:
+            while True:
+                if self._closed:
+                    raise BackendError(f"the MCP server pool is closed (server {name!r})")
+                while slot.ready:
+                    process = slot.ready.popleft()
+                    if process.alive:
+                        self.acquired += 1
+                        return process
+                    process.close()  # died while waiting in the pool
+                if len(slot.starting) > slot.waiting:
+                    slot.waiting += 1
+                    slot.changed.clear()
+                    try:
+                        await slot.changed.wait()
+                    finally:
+                        slot.waiting -= 1
+                    continue
+                self.started += 1
+                process = await self._start(name)
+                if self._closed:
+                    process.close()
+                    continue
+                self.acquired += 1
+                return process
+        finally:
+            self.waited_s += time.monotonic() - t0
+            self._top_up(name)
+
+    async def aclose(self) -> None:
+        """Stop every process the pool holds or is starting; refuse later acquires.
+
+        Processes already handed out are their callers' to close.
+        """
+        self._closed = True
+        starting = [t for slot in self._slots.values() for t in slot.starting]
+        for task in starting:
+            task.cancel()
+        if starting:
+            await asyncio.gather(*starting, return_exceptions=True)
+        ready = [p for slot in self._slots.values() for p in slot.ready]
+        for slot in self._slots.values():
+            slot.ready.clear()
+            slot.changed.set()
+        await asyncio.gather(*(p.aclose() for p in ready), return_exceptions=True)
+
+    def _slot(self, name: str) -> _Slot:
+        if name not in self.specs:
+            raise ConfigError(
+                f"no MCP server {name!r} in the pool (it has {sorted(self.specs)}); "
+                "declare it in the servers file"
+            )
+        slot = self._slots.get(name)
+        if slot is None:
+            slot = self._slots[name] = _Slot()
+        return slot
+
+    async def _start(self, name: str) -> McpProcess:
+        stderr_path = None
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            stderr_path = self.log_dir / f"{name}-{next(self._seq)}.log"
+        return await McpProcess.start(
+            self.specs[name],
+            stderr_path=stderr_path,
+            start_timeout_s=self._start_timeout_s,
+            call_timeout_s=self._call_timeout_s,
+        )
+
+    def _top_up(self, name: str) -> None:
+        slot = self._slot(name)
+        if self._closed:
+            return
+        missing = self.size - len(slot.ready) - len(slot.starting)
+        for _ in range(max(0, missing)):
+            self.started += 1
+            task = asyncio.get_running_loop().create_task(
+                self._start(name), name=f"mcp-pool-start:{name}"
+            )
+            slot.starting.add(task)
+            task.add_done_callback(functools.partial(self._started, name))
+
+    def _started(self, name: str, task: asyncio.Task[McpProcess]) -> None:
+        slot = self._slots[name]
+        slot.starting.discard(task)
+        slot.changed.set()
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            # The waiter (if any) starts its own process and gets the error itself.
+            _log.warning("warm start of MCP server %r failed: %s", name, exc)
+            return
+        process = task.result()
+        if self._closed:
+            process.close()
+            return
+        slot.ready.append(process)

@@ -1,0 +1,232 @@
+"""The Ray executor on a local Ray cluster started here (2 CPUs, dashboard off).
+
+Every test that needs the cluster is ``slow`` (CI runs them; the cluster starts once per
+module, about 10 s, and each campaign starts its trial workers, a few seconds).
+
+Same verdicts as the local executor over 510 trials; a trial worker killed mid-campaign
+loses and duplicates nothing; the per-endpoint limit holds across workers; resume and
+the CLI's ``--executor ray`` go through the same plan.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from fixtures.ray_probe import PROBE_KEY, ProbeSetup
+from fixtures.ray_probe import Counter as ProbeCounter
+from fixtures.support import TOY_REF, TOY_TASKS
+from statebox.cli import app
+from statebox.errors import ConfigError
+from statebox.records import read_errors, read_results
+from statebox.registry import Registry, default_registry, load_domain_ref
+from statebox.runner import Campaign, RayExecutor, RegistrySetup, run_campaign
+from statebox.tasks import Task, load_tasks
+
+ray = pytest.importorskip("ray")
+
+TESTS = Path(__file__).resolve().parents[1]
+ROOT = TESTS.parent
+
+
+@pytest.fixture(scope="module")
+def ray_cluster() -> Iterator[Any]:
+    """A local Ray head with 2 CPUs; workers find ``fixtures.*`` on their path."""
+    saved = os.environ.get("RAY_USAGE_STATS_ENABLED")
+    os.environ["RAY_USAGE_STATS_ENABLED"] = "0"
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        logging_level="warning",
+        log_to_driver=False,
+        runtime_env={"env_vars": {"PYTHONPATH": f"{TESTS}{os.pathsep}{ROOT}"}},
+    )
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+        if saved is None:
+            os.environ.pop("RAY_USAGE_STATS_ENABLED", None)
+        else:
+            os.environ["RAY_USAGE_STATS_ENABLED"] = saved
+
+
+@pytest.fixture(scope="module")
+def toy_registry() -> Registry:
+    registry = default_registry()
+    registry.register_domain(load_domain_ref(TOY_REF))
+    return registry
+
+
+@pytest.fixture(scope="module")
+def tasks() -> list[Task]:
+    return load_tasks(TOY_TASKS)
+
+
+def _campaign(registry: Registry, tasks: list[Task], spec: str, out: Path, **kw: Any) -> Campaign:
+    return Campaign(tasks=tasks, agents=[registry.agent(spec)], agent_specs=(spec,), out=out, **kw)
+
+
+def _outcomes(out: Path) -> dict[str, tuple[str, str | None]]:
+    records = read_results(out)
+    ids = [r.trial_id for r in records]
+    assert len(ids) == len(set(ids)), "a trial was written twice"
+    return {
+        r.trial_id: (str(r.status), str(r.verdict.signature) if r.verdict else None)
+        for r in records
+    }
+
+
+@pytest.mark.slow
+def test_ray_gives_the_local_verdicts_over_510_trials(
+    ray_cluster: Any, toy_registry: Registry, tasks: list[Task], tmp_path: Path
+) -> None:
+    spec = "fault:skip_write=0.3,wrong_value=0.2,extra_write=0.1,stop_early=0.05"
+    local = _campaign(toy_registry, tasks, spec, tmp_path / "local", trials=170, concurrency=8)
+    remote = local._replace(out=tmp_path / "ray", concurrency=32)
+    asyncio.run(run_campaign(local, toy_registry))
+    executor = RayExecutor(RegistrySetup((TOY_REF,)))
+    result = asyncio.run(run_campaign(remote, toy_registry, executor=executor))
+    assert (result.planned, result.ran, result.system_errors) == (510, 510, 0)
+    assert len(executor.worker_pids) == 2
+    a, b = _outcomes(tmp_path / "local"), _outcomes(tmp_path / "ray")
+    assert len(a) == 510
+    assert a == b
+    statuses = Counter(s for s, _ in b.values())
+    assert statuses["passed"] > 0 and statuses["failed"] > 0  # a real mix, not all alike
+
+
+@pytest.mark.slow  # starts Ray trial workers (seconds each)
+def test_killed_worker_loses_and_duplicates_nothing(
+    ray_cluster: Any, toy_registry: Registry, tasks: list[Task], tmp_path: Path
+) -> None:
+    spec = "sleepy:latency_s=0.02"
+    out = tmp_path / "run"
+    c = _campaign(toy_registry, tasks, spec, out, trials=40, concurrency=16)
+    executor = RayExecutor(RegistrySetup((TOY_REF,)), workers=2)
+    killed: list[int] = []
+
+    async def go() -> None:
+        run = asyncio.create_task(run_campaign(c, toy_registry, executor=executor))
+        while not (out / "results.jsonl").exists() or (
+            len((out / "results.jsonl").read_text().splitlines()) < 20
+        ):
+            await asyncio.sleep(0.01)
+        killed.append(executor.worker_pids[0])
+        os.kill(killed[0], signal.SIGKILL)  # trials are in flight on it: sleepy never idles
+        await run
+
+    asyncio.run(go())
+    outcomes = _outcomes(out)
+    assert len(outcomes) == 120
+    agent_id = c.agents[0].agent_id
+    assert sorted(outcomes) == sorted(f"{t.id}/{agent_id}/{i}" for t in tasks for i in range(40))
+    # Every trial of the killed worker was re-run on its restarted incarnation.
+    assert Counter(s for s, _ in outcomes.values()) == {"passed": 120}
+    assert read_errors(out) == []
+    assert executor.endpoint_stats == {}  # unlimited sleepy takes no slots
+
+
+@pytest.mark.slow  # starts Ray trial workers (seconds each)
+def test_trials_of_a_worker_dead_beyond_retries_are_system_errors_then_retried(
+    ray_cluster: Any, toy_registry: Registry, tasks: list[Task], tmp_path: Path
+) -> None:
+    spec = "sleepy:latency_s=0.02"
+    out = tmp_path / "run"
+    c = _campaign(toy_registry, tasks, spec, out, trials=20, concurrency=16)
+    executor = RayExecutor(RegistrySetup((TOY_REF,)), workers=2, max_task_retries=0)
+
+    async def go() -> None:
+        run = asyncio.create_task(run_campaign(c, toy_registry, executor=executor))
+        while not (out / "results.jsonl").exists() or (
+            len((out / "results.jsonl").read_text().splitlines()) < 10
+        ):
+            await asyncio.sleep(0.01)
+        os.kill(executor.worker_pids[0], signal.SIGKILL)
+        await run
+
+    asyncio.run(go())
+    outcomes = _outcomes(out)
+    assert len(outcomes) == 60  # nothing lost, nothing twice
+    lost = sorted(k for k, (s, _) in outcomes.items() if s == "system_error")
+    assert lost, "the killed worker had trials in flight"
+    assert sorted(e.trial_id for e in read_errors(out)) == lost
+    # Ray's own words for a dead actor (ActorDiedError, ActorUnavailableError, ...).
+    assert all(
+        issubclass(getattr(ray.exceptions, e.type), ray.exceptions.RayError)
+        for e in read_errors(out)
+    )
+    # The canonical recovery: resume, re-running exactly the system errors.
+    again = c._replace(resume=True, retry_errors=True)
+    result = asyncio.run(run_campaign(again, toy_registry))
+    assert (result.skipped, result.ran, result.system_errors) == (60 - len(lost), len(lost), 0)
+    latest = {r.trial_id: str(r.status) for r in read_results(out)}  # the last record wins
+    assert set(latest.values()) == {"passed"}
+
+
+@pytest.mark.slow  # starts Ray trial workers (seconds each)
+def test_endpoint_limit_holds_across_workers(
+    ray_cluster: Any, toy_registry: Registry, tasks: list[Task], tmp_path: Path
+) -> None:
+    counter = ray.remote(ProbeCounter).options(name="probe-counter", max_concurrency=1000).remote()
+    try:
+        setup = ProbeSetup(TOY_REF, "probe-counter")
+        kit = setup()  # the driver plans with the same agent the workers rebuild
+        spec = "probe:max_connections=3,latency_s=0.03"
+        c = _campaign(kit.registry, tasks, spec, tmp_path / "run", trials=12, concurrency=24)
+        executor = RayExecutor(setup, workers=2)
+        result = asyncio.run(run_campaign(c, kit.registry, executor=executor))
+        assert (result.ran, result.system_errors) == (36, 0)
+        peak, calls, now = ray.get(counter.stats.remote())
+        golden_actions = sum(len(t.golden) + 1 for t in tasks) * 12  # each call, then End
+        assert (peak, calls, now) == (3, golden_actions, 0)
+        assert executor.endpoint_stats[PROBE_KEY] == {"limit": 3, "in_use": 0, "peak": 3}
+    finally:
+        ray.kill(counter)
+
+
+@pytest.mark.slow  # starts Ray trial workers (seconds each)
+def test_ray_resumes_a_local_campaign(
+    ray_cluster: Any, toy_registry: Registry, tasks: list[Task], tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    asyncio.run(run_campaign(_campaign(toy_registry, tasks, "oracle", out, trials=2), toy_registry))
+    bigger = _campaign(toy_registry, tasks, "oracle", out, trials=5, resume=True)
+    result = asyncio.run(
+        run_campaign(bigger, toy_registry, executor=RayExecutor(RegistrySetup((TOY_REF,))))
+    )
+    assert (result.planned, result.skipped, result.ran) == (15, 6, 9)
+    assert sorted(_outcomes(out)) == sorted(f"{t.id}/oracle/{i}" for t in tasks for i in range(5))
+
+
+@pytest.mark.slow  # starts Ray trial workers (seconds each)
+def test_cli_executor_ray(ray_cluster: Any, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["run", "--tasks", str(TOY_TASKS), "--domain", TOY_REF, "--trials", "2"]
+    args += ["--agent", "sleepy:latency_s=0.01,max_connections=2", "--out", str(out)]
+    result = CliRunner().invoke(app, [*args, "--executor", "ray", "--ray-workers", "2", "--json"])
+    assert result.exit_code == 0, result.output
+    assert Counter(str(r.status) for r in read_results(out)) == {"passed": 6}
+
+
+def test_ray_executor_needs_agent_specs(
+    toy_registry: Registry, tasks: list[Task], tmp_path: Path
+) -> None:
+    c = Campaign(tasks=tasks, agents=[toy_registry.agent("oracle")], trials=1, out=tmp_path / "r")
+    with pytest.raises(ConfigError, match="agent_specs"):
+        asyncio.run(run_campaign(c, toy_registry, executor=RayExecutor()))
+
+
+def test_cli_rejects_an_unknown_executor(tmp_path: Path) -> None:
+    args = ["run", "--tasks", str(TOY_TASKS), "--domain", TOY_REF, "--agent", "oracle"]
+    result = CliRunner().invoke(app, [*args, "--executor", "dask", "--out", str(tmp_path / "r")])
+    assert result.exit_code == 1
+    assert "unknown executor 'dask'" in result.output
