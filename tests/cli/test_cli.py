@@ -10,7 +10,9 @@ from typer.testing import CliRunner
 
 from fixtures.support import INVALID_TASKS, TOY_REF, TOY_TASKS
 from statebox.cli import app
+from statebox.episode import Event
 from statebox.records import read_results
+from statebox.tools import ToolCall
 
 METRICS = ("pass_at_1", "pass_at_k", "pass_hat_k_unbiased", "pass_hat_k_plugin", "observed_k_of_k")
 TASK_FIXTURES = Path(__file__).resolve().parents[1] / "tasks" / "fixtures"
@@ -322,3 +324,23 @@ def test_schema(cli: CliRunner) -> None:
     bad = cli.invoke(app, ["schema", "verdicts"])
     assert bad.exit_code == 1
     assert "unknown schema 'verdicts'" in flat(bad.stderr)
+
+
+def test_show_of_a_call_that_broke_the_backend(cli: CliRunner, tmp_path: Path) -> None:
+    # A server that dies during a call leaves the call without a result; show used to
+    # fail on it with a KeyError.
+    out = tmp_path / "broken"
+    run_campaign(cli, out)
+    record = read_results(out)[0]
+    broken = record.model_copy(
+        update={
+            "transcript": (
+                *record.transcript,
+                Event(kind="tool_call", call=ToolCall(tool="set_status", args={"x": 1})),
+            )
+        }
+    )
+    (out / "results.jsonl").write_text(broken.model_dump_json() + "\n")
+    result = cli.invoke(app, ["show", str(out), record.trial_id])
+    assert result.exit_code == 0, result.output
+    assert 'tool set_status({"x": 1}) → no result: the backend failed' in result.stdout

@@ -139,7 +139,7 @@ def test_drop_sources_removes_them_and_warns() -> None:
     assert all("sources" not in c.init["tiny_shop"] for c in suite.cases)
     assert suite.cases[0].init["tiny_shop"]["data_patch"]["customers"] == [C1]
     assert len(suite.warnings) == 1
-    assert "sources" in suite.warnings[0] and "tiny_shop/tiny_shop" in suite.warnings[0]
+    assert "sources" in suite.warnings[0] and "server tiny_shop" in suite.warnings[0]
 
 
 def test_names_add_entries_and_no_list_loads_every_test() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -241,3 +242,38 @@ def test_sources_without_a_search_service_are_system_errors_that_say_what_to_do(
     assert record.status == TrialStatus.SYSTEM_ERROR
     assert record.error is not None
     assert "search service unavailable" in record.error and "--drop-sources" in record.error
+
+
+def test_cli_all_system_errors_exit_1_and_quote_the_servers_stderr(tmp_path: Path) -> None:
+    servers = tmp_path / "servers.yaml"
+    servers.write_text(
+        "servers:\n  tiny_shop:\n    type: mcp-process\n    command: ['{python}', '-c',"
+        " 'import sys; sys.stderr.write(\"boom: no module named tiny_shop\"); sys.exit(3)']\n"
+    )
+    out = tmp_path / "run"
+    relative_python = os.path.relpath(sys.executable)
+    result = _cli(
+        "run", "--thinkingbox", str(DATASET), "--tb-servers", str(servers),
+        "--test", "tiny_shop_group1.py:test_clear_note", "--drop-sources",
+        "--server-python", relative_python, "--agent", "oracle", "--trials", "1",
+        "--out", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())
+    assert "every trial run ended in a system error" in text
+    assert "boom: no module named tiny_shop" in text  # the server's own words
+    [record] = read_results(out)
+    assert record.error is not None and "boom" in record.error
+    # The server python is stored absolute: a resume from another folder finds it.
+    python = read_manifest(out).settings["thinkingbox"]["server_python"]
+    assert os.path.isabs(python) and os.path.samefile(python, sys.executable)
+
+
+def test_cli_refuses_a_server_python_that_does_not_exist(tmp_path: Path) -> None:
+    result = _cli(
+        "run", "--thinkingbox", str(DATASET), "--tb-servers", str(SERVERS),
+        "--server-python", str(tmp_path / "no-python"), "--out", str(tmp_path / "o"),
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "no such executable" in result.output
+    assert not (tmp_path / "o").exists()

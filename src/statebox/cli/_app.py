@@ -51,6 +51,9 @@ def handled(fn: F) -> F:
         try:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("default")
+                # Unclosed-stream notices from libraries' garbage (an MCP client's
+                # streams after its server was killed) are nothing a user can act on.
+                warnings.simplefilter("ignore", ResourceWarning)
                 try:
                     return fn(*args, **kwargs)
                 finally:

@@ -245,7 +245,9 @@ def run(
         int,
         typer.Option(
             min=0,
-            help="Server processes kept started per server (0: start each on demand).",
+            max=64,
+            help="Server processes kept started per server, at most --concurrency "
+            "(0: start each on demand).",
             rich_help_panel="ThinkingBox datasets",
         ),
     ] = 2,
@@ -253,6 +255,7 @@ def run(
         float,
         typer.Option(
             min=1.0,
+            max=3600.0,
             help="Seconds one check function may run.",
             rich_help_panel="ThinkingBox datasets",
         ),
@@ -312,6 +315,22 @@ def run(
         )
     elif resume and tb_planned is not None:
         tb = tb_planned
+        given = [
+            flag
+            for flag, value in (
+                ("--test-list", test_list),
+                ("--test", test),
+                ("--tb-servers", tb_servers),
+                ("--server-python", server_python),
+                ("--hide-tool", hide_tool),
+            )
+            if value
+        ]
+        if given:
+            raise ConfigError(
+                f"{', '.join(given)}: a resume runs the campaign's own ThinkingBox options "
+                "(from its manifest); to change them use a new --out"
+            )
     elif test_list or test:
         raise ConfigError("--test-list and --test select ThinkingBox tests; add --thinkingbox")
     from statebox.cli._models import run_models
@@ -320,18 +339,21 @@ def run(
     registry = _registry(domain, settings, roles.setup)
     from statebox.cli._thinkingbox import open_dataset
 
-    tb_run = open_dataset(tb) if tb is not None else None
-    if tb_run is not None:
-        task_list, source = tb_run.tasks, tb.source if tb else ""
-    elif tasks:
-        task_list, source = load_tasks(tasks), ", ".join(str(p) for p in tasks)
-    else:
-        task_list, source = registry.suite(settings.suite), f"suite:{settings.suite}"
     agents = [registry.agent(a) for a in (agent or [settings.agent])]
     if out is None:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         label = "thinkingbox" if tb else settings.suite if not tasks else "tasks"
         out = settings.runs_dir / f"{label}-{agents[0].agent_id}-{stamp}"
+    tb_run = None
+    if tb is not None:
+        # More ready servers than trials in flight would only cost memory.
+        tb = tb._replace(warm=min(tb.warm, settings.concurrency))
+        tb_run = open_dataset(tb, log_dir=out / "server-logs")
+        task_list, source = tb_run.tasks, tb.source
+    elif tasks:
+        task_list, source = load_tasks(tasks), ", ".join(str(p) for p in tasks)
+    else:
+        task_list, source = registry.suite(settings.suite), f"suite:{settings.suite}"
     campaign = Campaign(
         tasks=task_list,
         agents=agents,
@@ -381,6 +403,13 @@ def run(
         from statebox.report import print_summary
 
         print_summary(summary, out_console)
+    if result.ran and result.system_errors == result.ran:
+        # Nothing was judged: a misconfigured run must not look like a finished one.
+        err_console.print(
+            "error: every trial run ended in a system error (see above); fix the cause, "
+            f"then: statebox run --out {out} --resume --retry-errors"
+        )
+        raise typer.Exit(1)
 
 
 def _first_errors(out: Path, shown: int = 3) -> None:

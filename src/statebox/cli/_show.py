@@ -45,14 +45,16 @@ def print_trial(record: TrialRecord, console: Console) -> None:
         console.print(checks)
     console.rule("transcript")
     for e in record.transcript:
-        if e.kind == "tool_call" and e.call is not None and e.result is not None:
+        if e.kind == "tool_call" and e.call is not None:
             r = e.result
-            outcome = (
-                _short(r.output)
-                if r.ok
-                else f"ERROR {r.error.kind if r.error else ''}: "
-                + (r.error.message if r.error else "")
-            )
+            if r is None:  # the backend failed during the call (a system error)
+                outcome = "no result: the backend failed"
+            elif r.ok:
+                outcome = _short(r.output)
+            else:
+                outcome = f"ERROR {r.error.kind if r.error else ''}: " + (
+                    r.error.message if r.error else ""
+                )
             console.print(f"tool {e.call.tool}({_short(e.call.args)}) → {outcome}")
         else:
             who = {"user_message": "user", "agent_message": "agent", "end": "agent (end)"}[e.kind]

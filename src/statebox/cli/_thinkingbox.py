@@ -6,6 +6,8 @@ rebuilds the same environments without the user repeating them.
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -77,7 +79,7 @@ class TbOptions(NamedTuple):
             test_list=test_list.resolve() if test_list else None,
             names=tuple(names or ()),
             servers=servers,
-            server_python=server_python or sys.executable,
+            server_python=_python(server_python),
             drop_sources=drop_sources,
             hidden_tools=tuple(hidden_tools or ()),
             warm=warm,
@@ -114,8 +116,27 @@ class TbOptions(NamedTuple):
         return f"thinkingbox:{self.dataset}"
 
 
-def open_dataset(options: TbOptions) -> Any:
+def _python(given: str | None) -> str:
+    """The server python as an absolute path (a resume may run from another folder).
+
+    Raises:
+        ConfigError: No such executable.
+    """
+    if not given:
+        return sys.executable
+    # abspath, not resolve(): a venv's python is a symlink whose target has no packages.
+    found = shutil.which(given) if os.sep not in given else given
+    if found is None or not os.access(found, os.X_OK) or not os.path.isfile(found):
+        raise ConfigError(f"--server-python {given}: no such executable")
+    return os.path.abspath(found)
+
+
+def open_dataset(options: TbOptions, log_dir: Path | None = None) -> Any:
     """Load the dataset and build its environments (a `ThinkingBoxRun`; close it).
+
+    Args:
+        options: The ThinkingBox options.
+        log_dir: Where each server process's stderr goes (None: discarded).
 
     Raises:
         TaskSpecError: A malformed test file, test list or scenario.
@@ -153,4 +174,5 @@ def open_dataset(options: TbOptions) -> Any:
         warm=options.warm,
         hidden_tools=frozenset(hidden),
         check_timeout_s=options.check_timeout_s,
+        log_dir=log_dir,
     )

@@ -183,7 +183,13 @@ class Episode:
         self._steps += 1
         if isinstance(action, CallTool):
             if self._session is not None:
-                result = await self._session.call(action.call)
+                try:
+                    result = await self._session.call(action.call)
+                except BaseException:
+                    # The call that broke the backend (a server that died) stays in the
+                    # transcript of the system-error record, without a result.
+                    self._events.append(Event(kind="tool_call", call=action.call))
+                    raise
             else:
                 assert self._dispatcher is not None  # one of the two is open (checked above)
                 result = self._dispatcher.call(action.call)

@@ -14,6 +14,7 @@ with `ThinkingBoxRun.aclose` (it stops every server process).
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import NamedTuple
 
 from statebox.episode import EpisodeOutcome
@@ -159,6 +160,7 @@ def open_thinkingbox(
     hidden_tools: frozenset[str] = frozenset(),
     check_timeout_s: float = 60.0,
     check_python: str | None = None,
+    log_dir: Path | None = None,
 ) -> ThinkingBoxRun:
     """Environments for every scenario of ``suite`` over one warm pool.
 
@@ -169,6 +171,8 @@ def open_thinkingbox(
         hidden_tools: Tool names hidden from agents in every scenario.
         check_timeout_s: Wall-clock limit of one check function, in seconds.
         check_python: Python executable that runs the check functions.
+        log_dir: Folder for each server process's stderr (quoted when a server fails
+            to start); None discards it.
 
     Returns:
         The environments and their pool.
@@ -183,7 +187,7 @@ def open_thinkingbox(
             f"the servers file declares no mcp-process server {', '.join(missing)}; "
             f"the dataset's cases need: {', '.join(needed)}"
         )
-    pool = WarmPool({s: servers[s] for s in needed}, size=warm)
+    pool = WarmPool({s: servers[s] for s in needed}, size=warm, log_dir=log_dir)
     environments = {
         name: ThinkingBoxEnvironment(
             name,

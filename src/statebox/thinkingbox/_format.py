@@ -404,10 +404,13 @@ def load_dataset(
         cases.append(loader.case(ref, test_list))
     warnings: list[str] = []
     if loader.dropped:
+        where = sorted(
+            f"server {server}" if scenario == server else f"server {server} of {scenario}"
+            for scenario, server in (d.split("/", 1) for d in loader.dropped)
+        )
         warnings.append(
-            "dropped the knowledge-base 'sources' from "
-            + ", ".join(sorted(loader.dropped))
-            + " (no search service): their policy-search tools find nothing"
+            "dropped the knowledge-base 'sources' (they need a search service) from the "
+            "init config of " + ", ".join(where)
         )
     used = {c.scenario for c in cases}
     scenarios = {n: s for n, (s, _) in loader.scenarios.items() if n in used}
