@@ -344,3 +344,35 @@ def test_show_of_a_call_that_broke_the_backend(cli: CliRunner, tmp_path: Path) -
     result = cli.invoke(app, ["show", str(out), record.trial_id])
     assert result.exit_code == 0, result.output
     assert 'tool set_status({"x": 1}) → no result: the backend failed' in result.stdout
+
+
+def test_resume_keeps_the_campaigns_concurrency(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "conc"
+    run_campaign(cli, out, "--concurrency", "3")
+    result = cli.invoke(
+        app, ["run", "--out", str(out), "--resume", "--trials", "4", "--domain", TOY_REF]
+    )
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["settings"]["concurrency"] == 3  # not the default 8
+
+
+def test_ray_refusals_come_before_any_directory(cli: CliRunner, tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    base = ["run", "--tasks", str(TOY_TASKS), "--domain", TOY_REF, "--executor", "ray"]
+    # Nothing listens on port 1: refused at once, not after minutes of Ray retrying.
+    out = tmp_path / "nowhere"
+    result = cli.invoke(app, [*base, "--ray-address", "127.0.0.1:1", "--out", str(out)])
+    assert result.exit_code == 1
+    assert "no Ray cluster answers at 127.0.0.1:1" in flat(result.stderr)
+    assert not out.exists()
+    out = tmp_path / "tb"
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "thinkingbox"
+    result = cli.invoke(
+        app,
+        ["run", "--thinkingbox", str(fixture / "dataset"), "--tb-servers",
+         str(fixture / "servers.yaml"), "--executor", "ray", "--out", str(out)],
+    )  # fmt: skip
+    assert result.exit_code == 1
+    assert "--executor local only" in flat(result.stderr)
+    assert not out.exists()

@@ -276,6 +276,7 @@ def run(
         planned = _planned(out)
         trials = trials if trials is not None else planned.trials
         seed = seed if seed is not None else planned.seed
+        concurrency = concurrency if concurrency is not None else planned.concurrency
         tb_planned = planned.thinkingbox if thinkingbox is None else None
         if suite is None and not tasks and tb_planned is None and thinkingbox is None:
             suite, tasks = planned.suite, planned.tasks
@@ -345,6 +346,8 @@ def run(
         label = "thinkingbox" if tb else settings.suite if not tasks else "tasks"
         out = settings.runs_dir / f"{label}-{agents[0].agent_id}-{stamp}"
     tb_run = None
+    if tb is not None and executor == "ray":
+        raise ConfigError("ThinkingBox datasets run with --executor local only")
     if tb is not None:
         # More ready servers than trials in flight would only cost memory.
         tb = tb._replace(warm=min(tb.warm, settings.concurrency))
@@ -433,6 +436,7 @@ class _Planned(NamedTuple):
     tasks: list[Path] | None
     agents: list[str] | None
     thinkingbox: Any = None  # TbOptions when the campaign ran a ThinkingBox dataset
+    concurrency: int | None = None
 
 
 def _planned(out: Path) -> _Planned:
@@ -446,13 +450,17 @@ def _planned(out: Path) -> _Planned:
     specs = m.settings.get("agent_specs")
     agents = [str(s) for s in specs] if isinstance(specs, list) and specs else None
     tb = m.settings.get("thinkingbox")
+    raw = m.settings.get("concurrency")
+    concurrency = raw if isinstance(raw, int) else None
     if isinstance(tb, dict):
         from statebox.cli._thinkingbox import TbOptions
 
-        return _Planned(m.trials, m.seed, None, None, agents, TbOptions.from_manifest(tb))
+        return _Planned(
+            m.trials, m.seed, None, None, agents, TbOptions.from_manifest(tb), concurrency
+        )
     suite = source.removeprefix("suite:") if source.startswith("suite:") else None
     tasks = None if suite else [Path(p) for p in source.split(", ")]
-    return _Planned(m.trials, m.seed, suite, tasks, agents)
+    return _Planned(m.trials, m.seed, suite, tasks, agents, None, concurrency)
 
 
 @app.command()

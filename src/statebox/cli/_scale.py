@@ -9,6 +9,9 @@ when it is asked for Ray.
 
 from __future__ import annotations
 
+import importlib.util
+import socket
+import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -50,6 +53,33 @@ def _absolute(ref: str) -> str:
     return ref
 
 
+def _check_reachable(address: str, timeout_s: float = 5.0) -> None:
+    """Refuse a cluster address nothing answers at (Ray would wait on it for minutes).
+
+    Raises:
+        ConfigError: Nothing listens at the address (or at the cluster ``auto`` names).
+    """
+    target = address
+    if address == "auto":
+        current = Path(tempfile.gettempdir()) / "ray" / "ray_current_cluster"
+        if not current.is_file():
+            raise ConfigError(
+                "--ray-address auto: no Ray cluster started on this machine "
+                "(ray start --head, or leave out --ray-address for a local Ray)"
+            )
+        target = current.read_text().strip()
+    host, _, port = target.removeprefix("ray://").rpartition(":")
+    if not host or not port.isdigit():
+        return  # a form we cannot probe: Ray itself will say
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+    except OSError as exc:
+        raise ConfigError(
+            f"--ray-address {address}: no Ray cluster answers at {host}:{port} ({exc}); "
+            "start one with ray start --head, or leave out --ray-address for a local Ray"
+        ) from None
+
+
 def ray_executor(
     settings: Settings,
     domain_refs: Sequence[str],
@@ -71,6 +101,10 @@ def ray_executor(
     """
     if settings.user == "human":
         raise ConfigError("--user human needs --executor local")
+    if importlib.util.find_spec("ray") is None:
+        raise ConfigError('--executor ray needs Ray: pip install -e ".[ray]" (the ray extra)')
+    if address is not None:
+        _check_reachable(address)
     setup = CliSetup(settings, tuple(_absolute(r) for r in domain_refs), tuple(agent_specs))
     return RayExecutor(setup, address=address, workers=workers)
 

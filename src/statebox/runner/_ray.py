@@ -123,7 +123,9 @@ class RayExecutor:
             kwargs: dict[str, Any] = {"logging_level": "warning", **self.init_kwargs}
             if self.address is None:
                 kwargs.setdefault("include_dashboard", False)
-            ray.init(address=self.address, **kwargs)
+            # "local": a Ray of its own, never a cluster some earlier `ray start` left
+            # registered on this machine (possibly dead).
+            ray.init(address=self.address or "local", **kwargs)
             started = True
         limiter: Any = None
         workers: list[Any] = []

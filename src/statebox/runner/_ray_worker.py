@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
@@ -202,9 +203,12 @@ class TrialWorker:
         )
         runner = _Runner(campaign, domains, config.manifest, NullProgress())
         runner.writer = self._sink
-        # This may be a restart: the leases the dead incarnation held are free again.
-        await limiter.drop_holder.remote(config.name)
-        self._limiter = ActorLimiter(limiter, config.name)
+        # This may be a restart: the leases the dead incarnation held are free again,
+        # and its acquires still queued on the actor are void (one holder id per
+        # incarnation tells them apart).
+        holder = f"{config.name}#{uuid.uuid4().hex[:8]}"
+        await limiter.drop_holder.remote(config.name, keep=holder)
+        self._limiter = ActorLimiter(limiter, holder)
         return _Built(kit, tasks, agents, runner)
 
     async def _ready(self) -> _Built:
@@ -265,14 +269,25 @@ class EndpointLimits:
         self._in_use: dict[str, int] = {}
         self._peak: dict[str, int] = {}
         self._ids = itertools.count(1)
+        self._holders: set[str] = set()
+        self._dead: set[str] = set()
 
     async def acquire(self, key: str, max_connections: int, holder: str) -> int:
-        """Wait for a slot of ``key``; return its lease id."""
+        """Wait for a slot of ``key``; return its lease id.
+
+        Raises:
+            RuntimeError: ``holder`` was dropped (its worker died) while it waited; the
+                slot goes straight back, or no live worker could ever release it.
+        """
+        self._holders.add(holder)
         sem = self._sems.get(key)
         if sem is None:
             sem = self._sems[key] = asyncio.Semaphore(max_connections)
             self._limit[key] = max_connections
         await sem.acquire()
+        if holder in self._dead:
+            sem.release()
+            raise RuntimeError(f"{holder} is gone (its worker died)")
         lease = next(self._ids)
         self._leases[lease] = (key, holder)
         self._in_use[key] = n = self._in_use.get(key, 0) + 1
@@ -286,9 +301,16 @@ class EndpointLimits:
             self._in_use[held[0]] -= 1
             self._sems[held[0]].release()
 
-    async def drop_holder(self, holder: str) -> int:
-        """Release every lease of ``holder`` (a worker that died); return how many."""
-        mine = [lease for lease, (_, h) in self._leases.items() if h == holder]
+    async def drop_holder(self, holder: str, *, keep: str | None = None) -> int:
+        """Release every lease of ``holder`` (a worker that died); return how many.
+
+        Holders named ``holder#<incarnation>`` count as ``holder`` too, except ``keep``
+        (the restarted worker itself). Their acquires still waiting (queued on this
+        actor when the worker died) give their slot straight back once granted.
+        """
+        gone = {h for h in self._holders if h.split("#")[0] == holder and h != keep}
+        self._dead |= gone
+        mine = [lease for lease, (_, h) in self._leases.items() if h in gone]
         for lease in mine:
             await self.release(lease)
         return len(mine)
