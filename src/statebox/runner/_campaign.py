@@ -331,15 +331,27 @@ class _Runner:
             model_calls=tuple(meter.calls),
             thoughts=tuple(getattr(actor, "thoughts", ())),
         )
+        record = self.write_record(record)
+        self.progress.trial_done(record)
+
+    def write_record(self, record: TrialRecord) -> TrialRecord:
+        """Append ``record`` to the results.
+
+        One that cannot be written (its content will not serialise) is replaced by a
+        bare system-error record plus an errors.jsonl line.
+
+        Returns:
+            The record written.
+        """
         try:
             self.writer.write(record)
         except Exception as exc:  # an unwritable record must not end the campaign
             self.writer.write_error(
                 ErrorRecord(
-                    trial_id=key,
-                    task_id=task.id,
-                    agent_id=agent.agent_id,
-                    trial=trial,
+                    trial_id=record.trial_id,
+                    task_id=record.task_id,
+                    agent_id=record.agent_id,
+                    trial=record.trial,
                     type=type(exc).__name__,
                     message=f"trial record could not be written: {exc}",
                     traceback=traceback.format_exc(),
@@ -355,7 +367,7 @@ class _Runner:
                 }
             )
             self.writer.write(record)
-        self.progress.trial_done(record)
+        return record
 
 
 async def run_campaign(

@@ -275,30 +275,7 @@ class RayExecutor:
     def _write(runner: _Runner, record: TrialRecord, errors: list[ErrorRecord]) -> None:
         for e in errors:
             runner.writer.write_error(e)
-        try:
-            runner.writer.write(record)
-        except Exception as exc:  # an unwritable record must not end the campaign
-            runner.writer.write_error(
-                ErrorRecord(
-                    trial_id=record.trial_id,
-                    task_id=record.task_id,
-                    agent_id=record.agent_id,
-                    trial=record.trial,
-                    type=type(exc).__name__,
-                    message=f"trial record could not be written: {exc}",
-                    traceback=traceback.format_exc(),
-                    at=datetime.now(UTC),
-                )
-            )
-            record = record.model_copy(
-                update={
-                    "status": TrialStatus.SYSTEM_ERROR,
-                    "verdict": None,
-                    "transcript": (),
-                    "error": f"{type(exc).__name__}: record not writable",
-                }
-            )
-            runner.writer.write(record)
+        record = runner.write_record(record)
         if record.status == TrialStatus.SYSTEM_ERROR:
             runner.system_errors += 1
         runner.progress.trial_done(record)
