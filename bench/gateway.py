@@ -113,6 +113,11 @@ async def main(levels: list[int], per_level: int) -> None:
 
 
 if __name__ == "__main__":
+    # Servers, clients and Ray here talk over loopback only (see scripts/loopback.py).
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from scripts.loopback import ensure
+
+    ensure(__file__)
     parser = argparse.ArgumentParser(description="MCP gateway throughput and latency")
     parser.add_argument("--levels", default="1,50,200")
     parser.add_argument("--episodes-per-level", type=int, default=200)

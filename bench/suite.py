@@ -317,4 +317,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    # Servers, clients and Ray here talk over loopback only (see scripts/loopback.py).
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from scripts.loopback import ensure
+
+    ensure(__file__)
     main()

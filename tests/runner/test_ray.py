@@ -11,6 +11,7 @@ the CLI's ``--executor ray`` go through the same plan.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
 import os
 import signal
 from collections import Counter
@@ -215,6 +216,67 @@ def test_cli_executor_ray(ray_cluster: Any, tmp_path: Path) -> None:
     result = CliRunner().invoke(app, [*args, "--executor", "ray", "--ray-workers", "2", "--json"])
     assert result.exit_code == 0, result.output
     assert Counter(str(r.status) for r in read_results(out)) == {"passed": 6}
+    # The README's test command runs this where Ray can only bind loopback: no notice then.
+    announced = "note: the local Ray listens on this machine's network address" in result.output
+    assert announced == (os.environ.get("STATEBOX_NETNS") != "loopback")
+
+
+@pytest.mark.slow  # starts Ray trial workers (seconds each)
+def test_cli_announces_a_local_ray_on_a_network_address(
+    ray_cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import ray.util
+
+    monkeypatch.setattr(ray.util, "get_node_ip_address", lambda: "192.0.2.44")
+    out = tmp_path / "run"
+    args = ["run", "--tasks", str(TOY_TASKS), "--domain", TOY_REF, "--trials", "1"]
+    args += ["--agent", "oracle", "--out", str(out), "--executor", "ray", "--ray-workers", "1"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    lines = [ln for ln in result.output.splitlines() if "192.0.2.44" in ln]
+    assert len(lines) == 1 and "--ray-address" in lines[0]
+
+
+def _tcp_connections() -> list[tuple[str, str]]:
+    """(local, remote) addresses of this namespace's established TCP connections (ss -tn)."""
+
+    def address(field: str) -> str:
+        raw = bytes.fromhex(field.split(":")[0])
+        # /proc prints each 32-bit word in host (little-endian) order.
+        return str(
+            ipaddress.ip_address(b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4)))
+        )
+
+    found = []
+    for name in ("tcp", "tcp6"):
+        for line in Path(f"/proc/net/{name}").read_text().splitlines()[1:]:
+            local, remote, state = line.split()[1:4]
+            if state == "01":  # ESTABLISHED
+                found.append((address(local), address(remote)))
+    return found
+
+
+def _is_loopback(text: str) -> bool:
+    addr = ipaddress.ip_address(text)
+    mapped = getattr(addr, "ipv4_mapped", None)  # ::ffff:127.0.0.1 (3.11 calls it not loopback)
+    return (mapped or addr).is_loopback
+
+
+@pytest.mark.slow  # starts Ray trial workers (seconds each)
+def test_ray_talks_over_loopback_only(
+    ray_cluster: Any, toy_registry: Registry, tasks: list[Task], tmp_path: Path
+) -> None:
+    if os.environ.get("STATEBOX_NETNS") != "loopback":
+        pytest.skip("outside the README's test command Ray binds the machine's address")
+    c = _campaign(toy_registry, tasks, "oracle", tmp_path / "r", trials=4, concurrency=4)
+    executor = RayExecutor(RegistrySetup((TOY_REF,)))
+    result = asyncio.run(run_campaign(c, toy_registry, executor=executor))
+    assert (result.ran, result.system_errors) == (12, 0)
+    assert {n["NodeManagerAddress"] for n in ray_cluster.nodes()} == {"127.0.0.1"}
+    connections = _tcp_connections()
+    assert connections, "Ray's processes talk over TCP; no connection was read"
+    beyond = [c for c in connections if not all(_is_loopback(a) for a in c)]
+    assert beyond == []
 
 
 def test_ray_executor_needs_agent_specs(

@@ -382,6 +382,12 @@ def run(
     pool = executor_for(
         executor, settings, domain or [], campaign.agent_specs, ray_address, ray_workers
     )
+    if pool is not None and ray_address is None:
+        from statebox.cli._scale import local_ray_notice
+
+        notice = local_ray_notice()
+        if notice:
+            err_console.print(notice, highlight=False, soft_wrap=True)
 
     async def go() -> Any:
         try:

@@ -10,6 +10,7 @@ when it is asked for Ray.
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 import socket
 import tempfile
 from collections.abc import Sequence
@@ -20,7 +21,7 @@ from statebox.errors import ConfigError
 from statebox.runner import RayExecutor, WorkerKit
 from statebox.settings import Settings
 
-__all__ = ["CliSetup", "ray_executor"]
+__all__ = ["CliSetup", "local_ray_notice", "ray_executor"]
 
 
 class CliSetup(NamedTuple):
@@ -107,6 +108,33 @@ def ray_executor(
         _check_reachable(address)
     setup = CliSetup(settings, tuple(_absolute(r) for r in domain_refs), tuple(agent_specs))
     return RayExecutor(setup, address=address, workers=workers)
+
+
+def local_ray_notice(node_ip: str | None = None) -> str | None:
+    """The line to print when a local Ray would listen beyond loopback, else None.
+
+    A Ray started by ``ray.init()`` binds the address it routes from (the machine's
+    network address), not 127.0.0.1, and opens its ports there; only where no such
+    address exists (a loopback-only network namespace) does it use 127.0.0.1.
+
+    Args:
+        node_ip: The address Ray would use (None: ask Ray).
+    """
+    if node_ip is None:
+        import ray.util
+
+        node_ip = str(ray.util.get_node_ip_address())  # type: ignore[no-untyped-call]
+    try:
+        if ipaddress.ip_address(node_ip).is_loopback:
+            return None
+    except ValueError:
+        pass
+    return (
+        f"note: the local Ray listens on this machine's network address {node_ip}, not "
+        "127.0.0.1 (its ports are open on that interface); to keep Ray on a private "
+        "network, start it there (ray start --head --node-ip-address=PRIVATE_IP) and "
+        "pass --ray-address PRIVATE_IP:6379"
+    )
 
 
 def executor_for(
