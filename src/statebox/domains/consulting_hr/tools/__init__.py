@@ -39,15 +39,7 @@ from statebox.domains.consulting_hr.tools._software import (
     list_software,
     release_licence,
 )
-from statebox.domains.consulting_hr.tools._tickets import (
-    add_ticket_note,
-    create_ticket,
-    escalate_ticket,
-    get_ticket,
-    hold_ticket,
-    list_employee_tickets,
-    resolve_ticket,
-)
+from statebox.domains.consulting_hr.tools._tickets import TICKET_TOOLS
 from statebox.domains.consulting_hr.tools._training import (
     cancel_enrolment,
     enrol_in_course,
@@ -107,11 +99,16 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     approve_travel_request,
     escalate_travel_request,
     # tickets
-    list_employee_tickets,
-    get_ticket,
-    create_ticket,
-    hold_ticket,
-    escalate_ticket,
-    resolve_ticket,
-    add_ticket_note,
+    *(
+        TICKET_TOOLS[name]
+        for name in (
+            "list_employee_tickets",
+            "get_ticket",
+            "create_ticket",
+            "hold_ticket",
+            "escalate_ticket",
+            "resolve_ticket",
+            "add_ticket_note",
+        )
+    ),
 )

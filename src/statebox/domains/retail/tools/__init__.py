@@ -28,15 +28,7 @@ from statebox.domains.retail.tools._returns import (
     reject_return,
 )
 from statebox.domains.retail.tools._shipments import get_shipment_tracking
-from statebox.domains.retail.tools._tickets import (
-    add_ticket_comment,
-    create_ticket,
-    escalate_ticket,
-    get_ticket,
-    hold_ticket,
-    list_customer_tickets,
-    update_ticket,
-)
+from statebox.domains.retail.tools._tickets import TICKET_TOOLS
 from statebox.domains.retail.tools._warranty import (
     file_warranty_claim,
     get_warranty,
@@ -80,11 +72,16 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     redeem_points,
     update_membership_tier,
     # tickets
-    get_ticket,
-    list_customer_tickets,
-    create_ticket,
-    update_ticket,
-    hold_ticket,
-    escalate_ticket,
-    add_ticket_comment,
+    *(
+        TICKET_TOOLS[name]
+        for name in (
+            "get_ticket",
+            "list_customer_tickets",
+            "create_ticket",
+            "update_ticket",
+            "hold_ticket",
+            "escalate_ticket",
+            "add_ticket_comment",
+        )
+    ),
 )

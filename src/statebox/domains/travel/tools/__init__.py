@@ -27,15 +27,7 @@ from statebox.domains.travel.tools._loyalty import (
     update_loyalty_tier,
 )
 from statebox.domains.travel.tools._payments import issue_refund, issue_travel_credit
-from statebox.domains.travel.tools._tickets import (
-    add_ticket_note,
-    create_ticket,
-    escalate_ticket,
-    get_ticket,
-    hold_ticket,
-    list_customer_tickets,
-    update_ticket,
-)
+from statebox.domains.travel.tools._tickets import TICKET_TOOLS
 from statebox.tools import ToolSpec
 
 __all__ = ["ALL_TOOLS"]
@@ -70,11 +62,16 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     add_special_request,
     escalate_to_hotel,
     # tickets
-    get_ticket,
-    list_customer_tickets,
-    create_ticket,
-    update_ticket,
-    hold_ticket,
-    escalate_ticket,
-    add_ticket_note,
+    *(
+        TICKET_TOOLS[name]
+        for name in (
+            "get_ticket",
+            "list_customer_tickets",
+            "create_ticket",
+            "update_ticket",
+            "hold_ticket",
+            "escalate_ticket",
+            "add_ticket_note",
+        )
+    ),
 )
