@@ -41,6 +41,22 @@ class ConsentLog(NamedTuple):
     docs: Mapping[str, str] = {}
     """Agent-facing text overrides: ``"<tool>"`` and ``"<tool>.<arg>"``."""
 
+    def schema(self) -> str:
+        """The table's DDL, for a domain whose schema does not declare it itself."""
+        topics = ", ".join(
+            f"'{t}'" for t in dict.fromkeys((*self.confirmations, *self.disclosures))
+        )
+        return (
+            f'CREATE TABLE "{self.table}" (\n'
+            f"    id TEXT PRIMARY KEY,  -- '{self.ids.prefix}{self.ids.start:0{self.ids.width}d}'\n"
+            f'    "{self.subject.arg}" TEXT NOT NULL REFERENCES "{self.subject.table.name}"(id),\n'
+            "    kind TEXT NOT NULL CHECK (kind IN ('confirmation', 'disclosure')),\n"
+            f"    topic TEXT NOT NULL CHECK (topic IN ({topics})),\n"
+            "    related_id TEXT NOT NULL,\n"
+            "    created_at TEXT NOT NULL\n"
+            ");\n"
+        )
+
 
 def consent_tools(log: ConsentLog) -> dict[str, ToolSpec]:
     """``record_confirmation`` and/or ``record_disclosure`` of ``log``, by name.

@@ -39,6 +39,22 @@ class VerificationLog(NamedTuple):
     tool: str = "verify_identity"
     """The tool a refusal tells the agent to call."""
 
+    def schema(self, subject_table: str) -> str:
+        """The table's DDL, for a domain whose schema does not declare it itself.
+
+        Args:
+            subject_table: The table the subject column references.
+        """
+        return (
+            f'CREATE TABLE "{self.table}" (\n'
+            f"    id TEXT PRIMARY KEY,  -- '{self.ids.prefix}{self.ids.start:0{self.ids.width}d}'\n"
+            f'    "{self.subject}" TEXT NOT NULL REFERENCES "{subject_table}"(id),\n'
+            "    method TEXT NOT NULL,\n"
+            "    result TEXT NOT NULL CHECK (result IN ('passed', 'failed')),\n"
+            "    created_at TEXT NOT NULL\n"
+            ");\n"
+        )
+
     def record(
         self, tx: WorldTx, subject_id: str | None, *, method: str, passed: bool, **columns: Any
     ) -> Row:
@@ -110,11 +126,11 @@ def matches(table: str, expression: str, *, key: str = "id") -> Check:
 
 
 def owns(table: str, owner_column: str, *, key: str = "id") -> Check:
-    """A check that a row of ``table`` with ``key`` = the value belongs to the subject."""
+    """A check that a row of ``table`` whose ``key`` is the value (any case) is the subject's."""
 
     def check(tx: WorldTx, subject_id: str, value: str) -> bool:
         row = tx.one(
-            f'SELECT 1 FROM "{table}" WHERE "{key}" = ? AND "{owner_column}" = ?',
+            f'SELECT 1 FROM "{table}" WHERE lower("{key}") = lower(?) AND "{owner_column}" = ?',
             [value.strip(), subject_id],
         )
         return row is not None

@@ -80,7 +80,7 @@ class PolicyArticle(NamedTuple):
     id: str
     """Stable slug of the title, unique within the policy (``3-orders``)."""
     title: str
-    """The heading text, after its parents' (``Orders › Cancellation``)."""
+    """The heading text after its parents' but the document title (``Orders › Refunds``)."""
     text: str
     """The article's Markdown, heading line included."""
 
@@ -106,7 +106,9 @@ def split_articles(markdown: str) -> tuple[PolicyArticle, ...]:
         if m:
             level, title = len(m.group(1)), m.group(2).strip()
             path = [(lv, t) for lv, t in path if lv < level] + [(level, title)]
-            chunks.append(([t for _, t in path], [line]))
+            # The document's own title heads every article: name it only on its own.
+            shown = [t for lv, t in path if lv > 1] or [title]
+            chunks.append((shown, [line]))
         else:
             chunks[-1][1].append(line)
     articles: list[PolicyArticle] = []

@@ -1,4 +1,8 @@
-"""The auto insurance domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order."""
+"""The auto insurance domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order.
+
+`STEP_TOOLS` record mandatory steps (disclosures) in `STEP_SCHEMA`'s tables; they are
+offered only to tasks that record steps.
+"""
 
 from statebox.domains.auto_insurance.tools._billing import (
     change_payment_plan,
@@ -39,10 +43,11 @@ from statebox.domains.auto_insurance.tools._policies import (
     remove_driver,
     remove_vehicle,
 )
+from statebox.domains.auto_insurance.tools._steps import STEP_SCHEMA, STEP_TOOLS
 from statebox.domains.auto_insurance.tools._tickets import TICKET_TOOLS
 from statebox.tools import ToolSpec
 
-__all__ = ["ALL_TOOLS"]
+__all__ = ["ALL_TOOLS", "STEP_SCHEMA", "STEP_TOOLS"]
 
 ALL_TOOLS: tuple[ToolSpec, ...] = (
     # identity

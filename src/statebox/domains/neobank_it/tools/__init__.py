@@ -1,4 +1,8 @@
-"""The neobank_it domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order."""
+"""The neobank_it domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order.
+
+`STEP_TOOLS` record mandatory steps (verification, confirmations) in `STEP_SCHEMA`'s
+tables; they are offered only to tasks that record steps.
+"""
 
 from statebox.domains.neobank_it.tools._access import (
     create_access_request,
@@ -40,10 +44,11 @@ from statebox.domains.neobank_it.tools._security import (
     report_security_incident,
     unlock_account,
 )
+from statebox.domains.neobank_it.tools._steps import STEP_SCHEMA, STEP_TOOLS
 from statebox.domains.neobank_it.tools._tickets import TICKET_TOOLS
 from statebox.tools import ToolSpec
 
-__all__ = ["ALL_TOOLS"]
+__all__ = ["ALL_TOOLS", "STEP_SCHEMA", "STEP_TOOLS"]
 
 ALL_TOOLS: tuple[ToolSpec, ...] = (
     # directory and accounts

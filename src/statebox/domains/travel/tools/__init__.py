@@ -1,4 +1,8 @@
-"""The travel domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order."""
+"""The travel domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order.
+
+`STEP_TOOLS` record mandatory steps (verification, disclosures, confirmations) in
+`STEP_SCHEMA`'s tables; they are offered only to tasks that record steps.
+"""
 
 from statebox.domains.travel.tools._bookings import (
     cancel_booking,
@@ -27,10 +31,11 @@ from statebox.domains.travel.tools._loyalty import (
     update_loyalty_tier,
 )
 from statebox.domains.travel.tools._payments import issue_refund, issue_travel_credit
+from statebox.domains.travel.tools._steps import STEP_SCHEMA, STEP_TOOLS
 from statebox.domains.travel.tools._tickets import TICKET_TOOLS
 from statebox.tools import ToolSpec
 
-__all__ = ["ALL_TOOLS"]
+__all__ = ["ALL_TOOLS", "STEP_SCHEMA", "STEP_TOOLS"]
 
 ALL_TOOLS: tuple[ToolSpec, ...] = (
     # CRM
