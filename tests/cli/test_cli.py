@@ -235,6 +235,24 @@ def test_run_into_an_existing_campaign_needs_resume(cli: CliRunner, tmp_path: Pa
     assert "0 trials run, 9 resumed" in flat(resumed.stderr)
 
 
+def test_run_policy_mode_reaches_the_manifest_and_a_resume_keeps_it(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    out = tmp_path / "search"
+    run_campaign(cli, out, "--policy-mode", "search")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["settings"]["policy_mode"] == "search"
+    base = ["run", "--out", str(out), "--domain", TOY_REF, "--resume"]
+    kept = cli.invoke(app, base)
+    assert kept.exit_code == 0, kept.output
+    assert "0 trials run, 9 resumed" in flat(kept.stderr)
+    changed = cli.invoke(app, [*base, "--policy-mode", "prompt"])
+    assert changed.exit_code == 1
+    assert "policy mode prompt differs from the campaign's search" in flat(changed.stderr)
+    bad = cli.invoke(app, ["run", "--tasks", str(TOY_TASKS), "--policy-mode", "index"])
+    assert bad.exit_code == 2
+
+
 def test_run_with_invalid_task_exits_1_and_writes_nothing(cli: CliRunner, tmp_path: Path) -> None:
     out = tmp_path / "invalid"
     args = ["run", "--tasks", str(TOY_TASKS), "--tasks", str(INVALID_TASKS), "--domain", TOY_REF]
