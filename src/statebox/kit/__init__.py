@@ -51,6 +51,7 @@ from statebox.kit._policy import (
     search_policy_tool,
     split_articles,
 )
+from statebox.kit._ticket_tools import ticket_tools
 from statebox.kit._tickets import (
     PRIORITIES,
     Comments,
@@ -61,7 +62,6 @@ from statebox.kit._tickets import (
     TeamEscalation,
     TicketDesk,
     TierEscalation,
-    ticket_tools,
 )
 
 __all__ = [
