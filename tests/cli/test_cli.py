@@ -253,6 +253,9 @@ def test_run_policy_mode_reaches_the_manifest_and_a_resume_keeps_it(
     assert "policy mode prompt differs from the campaign's search" in flat(changed.stderr)
     bad = cli.invoke(app, ["run", "--tasks", str(TOY_TASKS), "--policy-mode", "index"])
     assert bad.exit_code == 2
+    tb = cli.invoke(app, ["run", "--thinkingbox", str(tmp_path), "--policy-mode", "search"])
+    assert tb.exit_code == 1
+    assert "a ThinkingBox dataset's servers serve their own" in flat(tb.stderr)
 
 
 @pytest.mark.slow

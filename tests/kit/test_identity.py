@@ -12,9 +12,7 @@ from statebox.errors import DomainError
 from statebox.tools import Dispatcher, ToolCall, ToolResult, tool_map
 from statebox.world import WorldTemplate
 
-LOG = kit.VerificationLog(
-    "verification_log", kit.IdFormat("VER-"), subject="member_id", noun="member", tool="verify"
-)
+LOG = kit.VerificationLog(subject="member_id", tool="verify")
 MEMBER = kit.Owner("member_id", MEMBERS, "Member id, such as 'M-1'.")
 VERIFY = kit.identity_tool(
     kit.IdentityCheck(
@@ -31,8 +29,6 @@ VERIFY = kit.identity_tool(
     )
 )
 CONSENTS = kit.ConsentLog(
-    "consent_log",
-    kit.IdFormat("CNS-"),
     kit.Owner("member_id", MEMBERS, "Member id.", LOG.require),
     related=(LOANS,),
     confirmations=("loan_closure",),

@@ -312,6 +312,11 @@ def run(
     if sum(map(bool, (suite is not None, tasks, thinkingbox is not None))) > 1:
         raise ConfigError("give one of --suite, --tasks and --thinkingbox")
     tb: TbOptions | None = None
+    if policy_mode is not None and (thinkingbox is not None or (resume and tb_planned)):
+        raise ConfigError(
+            "--policy-mode serves a statebox domain's policy; a ThinkingBox dataset's "
+            "servers serve their own"
+        )
     if thinkingbox is not None:
         tb = TbOptions.build(
             thinkingbox,

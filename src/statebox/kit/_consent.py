@@ -25,11 +25,6 @@ __all__ = ["ConsentLog", "consent_tools"]
 class ConsentLog(NamedTuple):
     """Where confirmations and disclosures go, and which topics a domain has."""
 
-    table: str
-    """Table: ``id``, the subject column, ``kind`` ('confirmation'/'disclosure'),
-    ``topic``, ``related_id``, ``created_at``."""
-    ids: IdFormat
-    """Id format of new rows."""
     subject: Owner
     """Who confirmed or was told (its guard, if any, runs first)."""
     related: tuple[Table, ...]
@@ -40,6 +35,11 @@ class ConsentLog(NamedTuple):
     """Topics the agent must disclose; empty: no record_disclosure tool."""
     docs: Mapping[str, str] = {}
     """Agent-facing text overrides: ``"<tool>"`` and ``"<tool>.<arg>"``."""
+    table: str = "consent_log"
+    """Table: ``id``, the subject column, ``kind`` ('confirmation'/'disclosure'),
+    ``topic``, ``related_id``, ``created_at``."""
+    ids: IdFormat = IdFormat("CNS-")
+    """Id format of new rows."""
 
     def schema(self) -> str:
         """The table's DDL, for a domain whose schema does not declare it itself."""

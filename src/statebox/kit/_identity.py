@@ -27,17 +27,20 @@ __all__ = ["IdentityCheck", "Proof", "VerificationLog", "identity_tool", "matche
 class VerificationLog(NamedTuple):
     """The table verification attempts go to, and the rule that reads it."""
 
-    table: str
+    subject: str = "customer_id"
+    """Column naming who was verified (``customer_id``: a customer)."""
+    tool: str | None = None
+    """The tool a refusal tells the agent to call; None: ``verify_<subject>``."""
+    table: str = "verification_log"
     """Table: ``id``, the subject column, ``method``, ``result`` ('passed'/'failed'),
     ``created_at``, plus any columns a domain records beside them."""
-    ids: IdFormat
+    ids: IdFormat = IdFormat("VER-")
     """Id format of new rows."""
-    subject: str = "customer_id"
-    """Column naming who was verified."""
-    noun: str = "customer"
-    """What the subject is called in messages."""
-    tool: str = "verify_identity"
-    """The tool a refusal tells the agent to call."""
+
+    @property
+    def noun(self) -> str:
+        """What the subject is called in messages (``customer``)."""
+        return self.subject.removesuffix("_id")
 
     def schema(self, subject_table: str) -> str:
         """The table's DDL, for a domain whose schema does not declare it itself.
@@ -90,7 +93,7 @@ class VerificationLog(NamedTuple):
             raise ToolError(
                 "not_permitted",
                 f"{self.noun} {subject_id} is not verified in this conversation; "
-                f"call {self.tool} first",
+                f"call {self.tool or 'verify_' + self.noun} first",
             )
 
 

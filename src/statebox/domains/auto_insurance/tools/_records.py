@@ -13,7 +13,7 @@ from __future__ import annotations
 from functools import partial
 
 from statebox import kit
-from statebox.kit import IdFormat, Row, Table, VerificationLog, cents, money, new_id, stamp, text
+from statebox.kit import Row, Table, VerificationLog, cents, money, new_id, stamp, text
 from statebox.tools import ToolError
 from statebox.world import WorldTx
 
@@ -31,7 +31,7 @@ __all__ = [
     "vehicle_row",
 ]
 
-VERIFICATIONS = VerificationLog("verification_events", IdFormat("VER-"))
+VERIFICATIONS = VerificationLog(table="verification_events", tool="verify_identity")
 """Every identity verification attempt, passed or failed (written by verify_identity)."""
 iso_date = partial(kit.iso_date, example="2025-11-03")
 CUSTOMERS = Table("customers", "customer", "CUS-1001")

@@ -14,8 +14,6 @@ from statebox.domains.auto_insurance.tools._records import CUSTOMERS, POLICIES, 
 __all__ = ["STEP_SCHEMA", "STEP_TOOLS"]
 
 CONSENTS = kit.ConsentLog(
-    "consent_log",
-    kit.IdFormat("CNS-"),
     kit.Owner("customer_id", CUSTOMERS, "Customer id, such as 'CUS-1001'.", require_verified),
     related=(POLICIES, kit.Table("claims", "claim", "CLM-00001")),
     disclosures=("planned_change",),

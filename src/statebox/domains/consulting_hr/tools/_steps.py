@@ -13,16 +13,8 @@ from statebox.domains.consulting_hr.tools._records import TABLES
 __all__ = ["STEP_SCHEMA", "STEP_TOOLS"]
 
 _EMPLOYEE = kit.Owner("employee_id", TABLES["employees"], "Employee id, such as 'EMP-0012'.")
-VERIFICATIONS = kit.VerificationLog(
-    "verification_log",
-    kit.IdFormat("VER-"),
-    subject="employee_id",
-    noun="employee",
-    tool="verify_employee",
-)
+VERIFICATIONS = kit.VerificationLog(subject="employee_id")
 CONSENTS = kit.ConsentLog(
-    "consent_log",
-    kit.IdFormat("CNS-"),
     _EMPLOYEE,
     related=tuple(
         TABLES[t]

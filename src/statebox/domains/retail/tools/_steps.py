@@ -13,12 +13,8 @@ from statebox.domains.retail.tools._records import CUSTOMERS, ORDERS
 __all__ = ["STEP_SCHEMA", "STEP_TOOLS"]
 
 _CUSTOMER = kit.Owner("customer_id", CUSTOMERS, "Customer id, such as 'CUS-0001'.")
-VERIFICATIONS = kit.VerificationLog(
-    "verification_log", kit.IdFormat("VER-"), tool="verify_customer"
-)
+VERIFICATIONS = kit.VerificationLog()
 CONSENTS = kit.ConsentLog(
-    "consent_log",
-    kit.IdFormat("CNS-"),
     _CUSTOMER,
     related=(
         ORDERS,

@@ -14,12 +14,8 @@ from statebox.domains.travel.tools._records import BOOKINGS, CUSTOMERS
 __all__ = ["STEP_SCHEMA", "STEP_TOOLS"]
 
 _CUSTOMER = kit.Owner("customer_id", CUSTOMERS, "Customer id, such as 'CUS-0001'.")
-VERIFICATIONS = kit.VerificationLog(
-    "verification_log", kit.IdFormat("VER-"), tool="verify_customer"
-)
+VERIFICATIONS = kit.VerificationLog()
 CONSENTS = kit.ConsentLog(
-    "consent_log",
-    kit.IdFormat("CNS-"),
     _CUSTOMER,
     related=(BOOKINGS,),
     confirmations=("cancellation",),
