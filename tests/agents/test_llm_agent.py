@@ -9,8 +9,14 @@ from pathlib import Path
 import pytest
 
 from fixtures.protocol_server import Script, call, config_for, hub, serve
-from fixtures.support import Played, calls_of, play
-from statebox.agents import AGENT_INSTRUCTIONS, THINK_GUIDANCE, LLMAgentFactory, TrialContext
+from fixtures.support import Played, calls_of, play, task_from
+from statebox.agents import (
+    AGENT_INSTRUCTIONS,
+    SEARCH_GUIDANCE,
+    THINK_GUIDANCE,
+    LLMAgentFactory,
+    TrialContext,
+)
 from statebox.domains import Domain
 from statebox.episode import TerminationReason
 from statebox.llm import Reply
@@ -63,9 +69,31 @@ def test_parallel_calls_then_done_pass_the_task(
     first, second = script.seen
     assert first.system.startswith(AGENT_INSTRUCTIONS)
     assert toy_domain.policy.strip()[:40] in first.system
-    assert sorted(first.tools) == sorted(toy_domain.tools)
+    assert sorted(first.tools) == list(toy_domain.offered())
     assert [m["role"] for m in second.messages] == ["user", "assistant", "tool", "tool"]
     assert json.loads(second.messages[2]["text"])["id"] == "A1"
+
+
+@pytest.mark.parametrize("mode", ["prompt", "search", "both"])
+def test_the_system_prompt_carries_the_policy_as_the_mode_serves_it(
+    toy_domain: Domain, task: Task, mode: str
+) -> None:
+    script = Script(
+        [
+            Reply(calls=(call("search_policy", query="freeze accounts"),)),
+            Reply(text="Nothing to do. <DONE>"),
+        ]
+    )
+    played, _ = _play(toy_domain, task_from(task, policy_mode=mode), script)
+    first, second = script.seen
+    policy_in_prompt = toy_domain.policy in first.system
+    assert policy_in_prompt == (mode != "search")
+    assert (SEARCH_GUIDANCE in first.system) == (mode == "search")
+    assert ("search_policy" in first.tools) == (mode != "prompt")
+    searched = next(e.result for e in played.transcript if e.result is not None)
+    assert searched is not None and searched.ok == (mode != "prompt")
+    if mode != "prompt":
+        assert toy_domain.policy in second.messages[-1]["text"]  # the article came back
 
 
 def test_malformed_json_and_unknown_tool_return_errors_to_the_model(

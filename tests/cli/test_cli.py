@@ -14,6 +14,8 @@ from statebox.episode import Event
 from statebox.records import read_results
 from statebox.tools import ToolCall
 
+REPO = Path(__file__).resolve().parents[2]
+
 METRICS = ("pass_at_1", "pass_at_k", "pass_hat_k_unbiased", "pass_hat_k_plugin", "observed_k_of_k")
 TASK_FIXTURES = Path(__file__).resolve().parents[1] / "tasks" / "fixtures"
 
@@ -233,6 +235,40 @@ def test_run_into_an_existing_campaign_needs_resume(cli: CliRunner, tmp_path: Pa
     )
     assert resumed.exit_code == 0
     assert "0 trials run, 9 resumed" in flat(resumed.stderr)
+
+
+def test_run_policy_mode_reaches_the_manifest_and_a_resume_keeps_it(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    out = tmp_path / "search"
+    run_campaign(cli, out, "--policy-mode", "search")
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["settings"]["policy_mode"] == "search"
+    base = ["run", "--out", str(out), "--domain", TOY_REF, "--resume"]
+    kept = cli.invoke(app, base)
+    assert kept.exit_code == 0, kept.output
+    assert "0 trials run, 9 resumed" in flat(kept.stderr)
+    changed = cli.invoke(app, [*base, "--policy-mode", "prompt"])
+    assert changed.exit_code == 1
+    assert "policy mode prompt differs from the campaign's search" in flat(changed.stderr)
+    bad = cli.invoke(app, ["run", "--tasks", str(TOY_TASKS), "--policy-mode", "index"])
+    assert bad.exit_code == 2
+    tb = cli.invoke(app, ["run", "--thinkingbox", str(tmp_path), "--policy-mode", "search"])
+    assert tb.exit_code == 1
+    assert "a ThinkingBox dataset's servers serve their own" in flat(tb.stderr)
+
+
+@pytest.mark.slow
+def test_the_readme_search_mode_command_runs_the_retail_suite(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    out = tmp_path / "readme"
+    command = "run --suite retail --agent oracle --trials 1 --policy-mode search"
+    result = cli.invoke(app, [*command.split(), "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    assert f"statebox {command}" in (REPO / "README.md").read_text()
+    assert json.loads((out / "manifest.json").read_text())["settings"]["policy_mode"] == "search"
+    assert json.loads(result.stdout)["overall"]["pass_at_1"] == 1.0
 
 
 def test_run_with_invalid_task_exits_1_and_writes_nothing(cli: CliRunner, tmp_path: Path) -> None:

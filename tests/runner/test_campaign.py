@@ -154,6 +154,7 @@ def test_existing_campaign_without_resume_is_refused(
     ("change", "message"),
     [
         ({"seed": 5}, "seed 5 differs"),
+        ({"policy_mode": "search"}, "policy mode search differs from the campaign's task"),
         ({"agents": [OracleFactory()]}, "the agents differ"),
         ({"tasks": "first-two"}, "the tasks differ"),
     ],
@@ -167,6 +168,23 @@ def test_resume_refuses_a_different_campaign(
         tasks = change.pop("tasks", toy_tasks)
         go(campaign(tasks, results_dir, trials=1, resume=True, **change), registry)
     assert len(read_results(results_dir)) == 6
+
+
+def test_the_policy_mode_is_in_the_manifest_and_every_trial_serves_it(
+    toy_tasks: list[Task], registry: Registry, results_dir: Path
+) -> None:
+    go(campaign(toy_tasks, results_dir, trials=1, policy_mode="search"), registry)
+    assert read_manifest(results_dir).settings["policy_mode"] == "search"
+    records = read_results(results_dir)
+    assert records and all(
+        r.status == TrialStatus.PASSED for r in records if r.agent_id == "oracle"
+    )
+    with pytest.raises(ConfigError, match="policy mode task differs from the campaign's search"):
+        go(campaign(toy_tasks, results_dir, trials=1, resume=True), registry)
+    go(campaign(toy_tasks, results_dir, trials=1, resume=True, policy_mode="search"), registry)
+    other = results_dir.parent / "default"
+    go(campaign(toy_tasks[:1], other, trials=1, agents=[OracleFactory()]), registry)
+    assert read_manifest(other).settings["policy_mode"] == "task"
 
 
 def test_invalid_task_stops_the_campaign_before_writing(

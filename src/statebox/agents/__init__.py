@@ -2,6 +2,7 @@
 
 from statebox.agents._llm import (
     AGENT_INSTRUCTIONS,
+    SEARCH_GUIDANCE,
     THINK_GUIDANCE,
     AgentLimitReached,
     LLMAgent,
@@ -13,6 +14,7 @@ from statebox.agents._sleepy import SLEEPY_MODEL, SleepyFactory, SleepyOptions
 
 __all__ = [
     "AGENT_INSTRUCTIONS",
+    "SEARCH_GUIDANCE",
     "SLEEPY_MODEL",
     "THINK_GUIDANCE",
     "Agent",

@@ -1,13 +1,15 @@
 """The LLM agent: a model behind any OpenAI-compatible or Anthropic endpoint.
 
-System prompt = agent instructions + the domain policy; the allowlisted tools become
-function schemas. The model's tool calls — several in one reply are a parallel call —
-run one by one through the Episode, in the order the model wrote them, and each
-result goes back to the model. A call whose arguments are not a JSON object still goes
-through the Episode (as a call the dispatcher rejects, so the transcript and the
-failure signature see it) and the model is told its JSON was malformed; an unknown
-tool gets the dispatcher's ``unknown_tool`` error. A reply without tool calls is a
-message to the user, or the final response when it carries ``<DONE>``.
+System prompt = agent instructions + the domain policy as the episode serves it (the
+whole text; or, in ``search`` mode, a pointer, with guidance to read the policy through
+the ``search_policy`` tool); the allowlisted tools become function schemas. The model's
+tool calls — several in one reply are a parallel call — run one by one through the
+Episode, in the order the model wrote them, and each result goes back to the model. A
+call whose arguments are not a JSON object still goes through the Episode (as a call the
+dispatcher rejects, so the transcript and the failure signature see it) and the model is
+told its JSON was malformed; an unknown tool gets the dispatcher's ``unknown_tool`` error.
+A reply without tool calls is a message to the user, or the final response when it
+carries ``<DONE>``.
 
 Limits: the Episode's turn and step limits and the trial's wall clock end the trial
 with ``max_turns``, ``max_steps`` and ``timeout``; this agent's own tool-call limit
@@ -49,6 +51,7 @@ from statebox.tools import ToolCall, ToolResult
 
 __all__ = [
     "AGENT_INSTRUCTIONS",
+    "SEARCH_GUIDANCE",
     "THINK_GUIDANCE",
     "AgentLimitReached",
     "LLMAgent",
@@ -68,6 +71,12 @@ THINK_GUIDANCE = """\
 You have a `think` tool. Before any change to the customer's records, use it to check the
 policy rules that apply and the facts you have; it changes nothing and nobody sees it."""
 """Added to the instructions with ``--think``."""
+
+SEARCH_GUIDANCE = """\
+The policy is not in this prompt: its rules are articles in a knowledge base that you read
+with the `search_policy` tool. Search it before you act on any request; what the articles say
+is the policy you must follow."""
+"""Added to the instructions when the policy is served by search only."""
 
 _THINK = ToolSchema(
     name="think",
@@ -136,6 +145,8 @@ class LLMAgent:
         parts = [f.instructions]
         if f.think:
             parts.append(THINK_GUIDANCE)
+        if obs.policy_mode == "search":
+            parts.append(SEARCH_GUIDANCE)
         if obs.policy:
             parts.append("# Policy\n\n" + obs.policy)
         self._system = "\n\n".join(parts)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 import warnings
 from collections.abc import Callable
+from enum import StrEnum
 from functools import wraps
 from typing import Any, TypeVar
 
@@ -18,7 +19,7 @@ from rich.text import Text
 
 from statebox.errors import StateboxError
 
-__all__ = ["app", "err_console", "main"]
+__all__ = ["PolicyModeOption", "app", "err_console", "main"]
 
 app = typer.Typer(
     name="statebox",
@@ -41,6 +42,14 @@ err_console = Console(
     width=None if sys.stderr.isatty() else 200,
 )
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+class PolicyModeOption(StrEnum):
+    """``--policy-mode``: how the policy reaches the agent (`statebox.kit.PolicyMode`)."""
+
+    prompt = "prompt"
+    search = "search"
+    both = "both"
 
 
 def handled(fn: F) -> F:

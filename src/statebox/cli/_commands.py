@@ -13,7 +13,7 @@ from typing import Annotated, Any, NamedTuple
 import typer
 from rich.console import Console
 
-from statebox.cli._app import app, err_console, handled
+from statebox.cli._app import PolicyModeOption, app, err_console, handled
 from statebox.errors import ConfigError, StateboxError
 
 # Off a terminal rich assumes 80 columns, which folds task ids; logs can be wider.
@@ -192,6 +192,14 @@ def run(
         typer.Option(min=1, help="With --executor ray: trial workers (default: one per CPU)."),
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    policy_mode: Annotated[
+        PolicyModeOption | None,
+        typer.Option(
+            help="How the policy reaches the agent: prompt (the whole text), search (a pointer "
+            "and the search_policy tool) or both; default: each task's own (prompt). Kept in "
+            "the manifest: a resume keeps it."
+        ),
+    ] = None,
     thinkingbox: Annotated[
         Path | None,
         typer.Option(
@@ -277,6 +285,8 @@ def run(
         trials = trials if trials is not None else planned.trials
         seed = seed if seed is not None else planned.seed
         concurrency = concurrency if concurrency is not None else planned.concurrency
+        if policy_mode is None and planned.policy_mode is not None:
+            policy_mode = PolicyModeOption(planned.policy_mode)
         tb_planned = planned.thinkingbox if thinkingbox is None else None
         if suite is None and not tasks and tb_planned is None and thinkingbox is None:
             suite, tasks = planned.suite, planned.tasks
@@ -302,6 +312,11 @@ def run(
     if sum(map(bool, (suite is not None, tasks, thinkingbox is not None))) > 1:
         raise ConfigError("give one of --suite, --tasks and --thinkingbox")
     tb: TbOptions | None = None
+    if policy_mode is not None and (thinkingbox is not None or (resume and tb_planned)):
+        raise ConfigError(
+            "--policy-mode serves a statebox domain's policy; a ThinkingBox dataset's "
+            "servers serve their own"
+        )
     if thinkingbox is not None:
         tb = TbOptions.build(
             thinkingbox,
@@ -375,6 +390,7 @@ def run(
         agent_specs=tuple(agent or [settings.agent]),
         environments=tb_run.environments if tb_run else {},
         source_settings={"thinkingbox": tb.to_manifest()} if tb else {},
+        policy_mode=None if policy_mode is None else policy_mode.value,
     )
     from statebox.cli._progress import make_progress
     from statebox.cli._scale import executor_for
@@ -443,6 +459,7 @@ class _Planned(NamedTuple):
     agents: list[str] | None
     thinkingbox: Any = None  # TbOptions when the campaign ran a ThinkingBox dataset
     concurrency: int | None = None
+    policy_mode: str | None = None  # None: each task's own
 
 
 def _planned(out: Path) -> _Planned:
@@ -458,15 +475,24 @@ def _planned(out: Path) -> _Planned:
     tb = m.settings.get("thinkingbox")
     raw = m.settings.get("concurrency")
     concurrency = raw if isinstance(raw, int) else None
+    mode = m.settings.get("policy_mode")
+    policy_mode = mode if mode in {o.value for o in PolicyModeOption} else None
     if isinstance(tb, dict):
         from statebox.cli._thinkingbox import TbOptions
 
         return _Planned(
-            m.trials, m.seed, None, None, agents, TbOptions.from_manifest(tb), concurrency
+            m.trials,
+            m.seed,
+            None,
+            None,
+            agents,
+            TbOptions.from_manifest(tb),
+            concurrency,
+            policy_mode,
         )
     suite = source.removeprefix("suite:") if source.startswith("suite:") else None
     tasks = None if suite else [Path(p) for p in source.split(", ")]
-    return _Planned(m.trials, m.seed, suite, tasks, agents, None, concurrency)
+    return _Planned(m.trials, m.seed, suite, tasks, agents, None, concurrency, policy_mode)
 
 
 @app.command()

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from statebox.cli._app import app, err_console, handled
+from statebox.cli._app import PolicyModeOption, app, err_console, handled
 from statebox.errors import ConfigError
 
 
@@ -35,6 +35,13 @@ def serve(
     token_file: Annotated[
         Path | None, typer.Option(help="Write the control API token to this file (mode 600).")
     ] = None,
+    policy_mode: Annotated[
+        PolicyModeOption | None,
+        typer.Option(
+            help="How the policy reaches the agent: prompt (the whole text), search (a pointer "
+            "and the search_policy tool) or both; default: each task's own (prompt)."
+        ),
+    ] = None,
 ) -> None:
     """Serve episodes: per-session MCP endpoints, the control API and OpenEnv."""
     try:
@@ -51,7 +58,11 @@ def serve(
     def load() -> TaskCatalog:
         task_list = load_tasks(tasks) if tasks else registry.suite(suite or "all")
         names = sorted({t.domain for t in task_list})
-        return TaskCatalog(task_list, {n: registry.domain(n) for n in names})
+        return TaskCatalog(
+            task_list,
+            {n: registry.domain(n) for n in names},
+            policy_mode=None if policy_mode is None else policy_mode.value,
+        )
 
     serve_app = ServeApp(load, openenv=openenv, allow_test_split=allow_test_split)
     if token_file is not None:

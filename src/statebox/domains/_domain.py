@@ -2,6 +2,14 @@
 
 A domain is a value, built by its package and handed around; nothing is registered
 at import. Its base world template is built on first use and cached on the object.
+
+Every domain also has the read-only ``search_policy`` tool over its policy, split into
+articles (`statebox.kit.PolicyBase`, built on first search), and may have *step tools*
+that record mandatory conversation steps (verification, confirmations, disclosures).
+Neither is offered to an agent by default: `offered` adds ``search_policy`` when the
+policy is served by search (``search`` or ``both``), and the step tools — with the
+policy's step blocks — when a task records steps. Golden replay and the judge see
+every tool (`tools`).
 """
 
 from __future__ import annotations
@@ -11,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from statebox.errors import DomainError
+from statebox.kit import PolicyBase, PolicyMode, policy_pointer, render_policy, search_policy_tool
 from statebox.tools import ToolSpec, tool_map
 from statebox.world import FieldPolicy, WorldTemplate
 
@@ -27,13 +36,17 @@ class Domain:
         name: Domain name (``retail``); task ids and suites use it.
         schema_sql: SQL DDL; every table needs a primary key.
         seed: Seed rows, or a function returning them (called once, on first use).
-        tools: The domain's tools.
-        policy: The policy text an agent follows (Markdown).
+        tools: The domain's tools (offered to every task).
+        policy: The policy text an agent follows (Markdown); blocks between
+            ``<!-- steps -->`` and ``<!-- /steps -->`` are shown only with the step tools.
         field_policy: Columns left out of state comparison, with reasons.
         tasks_dir: Folder of the domain's built-in task YAML files, if any.
+        step_tools: Tools recording mandatory steps, offered only to tasks that record
+            steps (``record_steps``).
 
     Raises:
-        DomainError: Two tools share a name.
+        DomainError: Two tools share a name (``search_policy`` is every domain's), or
+            the policy's step blocks are unbalanced.
     """
 
     def __init__(
@@ -46,12 +59,26 @@ class Domain:
         policy: str,
         field_policy: FieldPolicy | None = None,
         tasks_dir: Path | None = None,
+        step_tools: Iterable[ToolSpec] = (),
     ) -> None:
         self.name = name
         self.schema_sql = schema_sql
         self._seed = seed
-        self.tools = tool_map(tools)
-        self.policy = policy
+        core = tool_map(tools)
+        steps = tool_map(step_tools)
+        self.step_tools: frozenset[str] = frozenset(steps)
+        """Names of the step-recording tools."""
+        self._raw_policy = policy
+        self.policy = render_policy(policy, steps=False)
+        """The policy without its step blocks (what a task without step tools serves)."""
+        self._bases: dict[bool, PolicyBase] = {}
+        self._search = {
+            False: search_policy_tool(lambda: self.knowledge_base(record_steps=False)),
+            True: search_policy_tool(lambda: self.knowledge_base(record_steps=True)),
+        }
+        self.tools = tool_map([*core.values(), *steps.values(), self._search[False]])
+        """Every tool, by name: what golden replay and the judge may call."""
+        self._core = frozenset(core)
         self.field_policy = field_policy or FieldPolicy()
         self.tasks_dir = tasks_dir
         self._template: WorldTemplate | None = None
@@ -65,8 +92,13 @@ class Domain:
         seed: SeedRows | Callable[[], SeedRows],
         tools: Iterable[ToolSpec],
         field_policy: FieldPolicy | None = None,
+        step_tools: Iterable[ToolSpec] = (),
+        extra_schema: str = "",
     ) -> Domain:
         """A domain whose ``schema.sql``, ``policy.md`` and ``tasks/`` sit in ``folder``.
+
+        ``extra_schema`` is DDL appended to ``schema.sql``: the tables of toolkit parts
+        (`statebox.kit.ConsentLog.schema`) declared once in the kit, not per domain.
 
         Raises:
             DomainError: ``schema.sql`` or ``policy.md`` is missing.
@@ -79,13 +111,65 @@ class Domain:
         tasks = folder / "tasks"
         return cls(
             name=name,
-            schema_sql=schema,
+            schema_sql=schema + extra_schema,
             seed=seed,
             tools=tools,
             policy=policy,
             field_policy=field_policy,
             tasks_dir=tasks if tasks.is_dir() else None,
+            step_tools=step_tools,
         )
+
+    def policy_text(self, *, record_steps: bool = False) -> str:
+        """The policy, with its step blocks when the step tools are offered."""
+        return render_policy(self._raw_policy, steps=True) if record_steps else self.policy
+
+    def knowledge_base(self, *, record_steps: bool = False) -> PolicyBase:
+        """The policy's articles in a search index (built once per variant)."""
+        base = self._bases.get(record_steps)
+        if base is None:
+            base = self._bases[record_steps] = PolicyBase(
+                self.policy_text(record_steps=record_steps)
+            )
+        return base
+
+    def toolset(self, *, record_steps: bool = False) -> dict[str, ToolSpec]:
+        """Every tool by name, its ``search_policy`` searching the matching policy text."""
+        if not record_steps:
+            return self.tools
+        return {**self.tools, "search_policy": self._search[True]}
+
+    def offered(
+        self,
+        *,
+        policy_mode: PolicyMode = "prompt",
+        record_steps: bool = False,
+        allowlist: Iterable[str] | None = None,
+    ) -> tuple[str, ...]:
+        """The tools an agent may call, sorted.
+
+        Args:
+            policy_mode: How the policy is served; ``search`` and ``both`` add
+                ``search_policy``.
+            record_steps: Whether the step tools are offered.
+            allowlist: The task's own list of tools; None: the domain's tools.
+        """
+        names = set(self._core if allowlist is None else allowlist)
+        if allowlist is None and record_steps:
+            names |= self.step_tools
+        if policy_mode != "prompt":
+            names.add("search_policy")
+        return tuple(sorted(names))
+
+    def served_policy(
+        self, *, policy_mode: PolicyMode = "prompt", record_steps: bool = False
+    ) -> str:
+        """The policy text an agent receives: all of it, or (``search``) a pointer to search it."""
+        text = self.policy_text(record_steps=record_steps)
+        if policy_mode == "search":
+            articles = len(self.knowledge_base(record_steps=record_steps).articles)
+            return policy_pointer(text, articles)
+        return text
 
     def template(self) -> WorldTemplate:
         """The base world (schema + seed), built once.

@@ -1,7 +1,8 @@
 """`Episode`: the one environment loop every driver (runner, OpenEnv server, MCP gateway) uses.
 
 ``reset()`` clones the task's world and returns the user's opening message with the
-allowlisted tool schemas and the policy; ``step(action)`` runs one action. When the
+allowlisted tool schemas and the policy, served as the policy mode says (the whole text,
+or a pointer to the ``search_policy`` tool); ``step(action)`` runs one action. When the
 episode is over, `outcome()` hands the judge what it needs: initial and final state,
 the live final world (for SQL invariants), transcript, final response and why it ended.
 
@@ -29,6 +30,7 @@ from statebox.episode._types import (
     ToolInfo,
     UserSimulator,
 )
+from statebox.kit import PolicyMode
 from statebox.tasks import Task, WorldCache
 from statebox.tools import Dispatcher, ToolResult
 from statebox.world import State, World
@@ -91,6 +93,9 @@ class Episode:
         user: The user simulator.
         worlds: Template cache shared by the trials of a campaign.
         limits: Step and turn limits.
+        policy_mode: How the policy is served, for every task (a campaign's choice);
+            None: the task's ``policy_mode``, else ``prompt``. An external backend serves
+            its own policy text in every mode.
     """
 
     def __init__(
@@ -101,9 +106,12 @@ class Episode:
         *,
         worlds: WorldCache | None = None,
         limits: Limits | None = None,
+        policy_mode: PolicyMode | None = None,
     ) -> None:
         self.domain = domain
         self.task = task
+        self.policy_mode: PolicyMode = policy_mode or task.policy_mode or "prompt"
+        """The policy mode this episode serves."""
         self.user = user
         self.worlds = worlds or WorldCache()
         self.limits = limits or Limits()
@@ -143,25 +151,33 @@ class Episode:
         self.close()
         tools: tuple[ToolInfo, ...]
         if isinstance(self.domain, Domain):
-            self._world = self.worlds.clone(self.domain, self.task)
-            self._dispatcher = Dispatcher(self._world, self.domain.tools, self.task.tools)
+            d, steps = self.domain, self.task.record_steps
+            self._world = self.worlds.clone(d, self.task)
+            offered = d.offered(
+                policy_mode=self.policy_mode, record_steps=steps, allowlist=self.task.tools
+            )
+            self._dispatcher = Dispatcher(self._world, d.toolset(record_steps=steps), offered)
             tools = tuple(
                 ToolInfo(name=s.name, description=s.description, input_schema=s.input_schema())
                 for s in self._dispatcher.specs()
             )
+            policy = d.served_policy(policy_mode=self.policy_mode, record_steps=steps)
         else:
             self._session = await self.domain.open(self.task)
             tools = self._session.tools()
-        policy = (
-            self.domain.policy
-            if isinstance(self.domain, Domain)
-            else self.domain.task_policy(self.task)
-        )
+            policy = self.domain.task_policy(self.task)
         self._events, self._steps, self._turns = [], 0, 0
         self._final, self._termination = "", None
         opening = await self.user.opening()
         self._events.append(Event(kind="user_message", text=opening))
-        return Observation(kind="start", step=0, user_message=opening, tools=tools, policy=policy)
+        return Observation(
+            kind="start",
+            step=0,
+            user_message=opening,
+            tools=tools,
+            policy=policy,
+            policy_mode=self.policy_mode if isinstance(self.domain, Domain) else "prompt",
+        )
 
     def _finish(self, reason: TerminationReason) -> Observation:
         self._termination = reason

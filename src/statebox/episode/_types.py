@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal, NamedTuple, Protocol, TypeAlias
 from pydantic import Field
 
 from statebox._model import Model
+from statebox.kit import PolicyMode
 from statebox.tools import ToolCall, ToolResult
 
 __all__ = [
@@ -105,7 +106,10 @@ class Observation(Model):
     tools: tuple[ToolInfo, ...] = ()
     """The allowlisted tools (start only)."""
     policy: str = ""
-    """The domain policy the agent follows (start only)."""
+    """The domain policy the agent follows (start only): the whole text, or in ``search``
+    mode a pointer to the ``search_policy`` tool."""
+    policy_mode: PolicyMode = "prompt"
+    """How the policy is served (start only): in the prompt, by search only, or both."""
     done: bool = False
     """Whether the episode is over."""
     termination: TerminationReason | None = None

@@ -77,9 +77,10 @@ class DomainCard(Model):
     tables: int
     """Tables in the schema."""
     tools: int
-    """Tools in the domain."""
+    """Tools the suite's tasks offer an agent (the policy search and step tools only where
+    a task serves them)."""
     mutating_tools: int
-    """Tools declared as mutating."""
+    """Of those, tools declared as mutating."""
     tasks: int
     """Built-in tasks."""
     families: dict[str, int]
@@ -182,12 +183,24 @@ async def build_suite_card(
         ts = by_domain[name]
         domain = registry.domain(name)
         calls = [len(t.golden) for t in ts]
+        # The tools the suite's agents are offered (a domain's search and step tools
+        # only where its tasks serve them), not every tool the domain has.
+        offered = set().union(
+            *(
+                domain.offered(
+                    policy_mode=t.policy_mode or "prompt",
+                    record_steps=t.record_steps,
+                    allowlist=t.tools,
+                )
+                for t in ts
+            )
+        )
         cards.append(
             DomainCard(
                 domain=name,
                 tables=len(domain.template().tables),
-                tools=len(domain.tools),
-                mutating_tools=sum(s.mutates for s in domain.tools.values()),
+                tools=len(offered),
+                mutating_tools=sum(domain.tools[n].mutates for n in offered),
                 tasks=len(ts),
                 families=dict(sorted(Counter(t.family for t in ts).items())),
                 splits=dict(sorted(Counter(t.split for t in ts).items())),

@@ -35,6 +35,7 @@ from statebox.domains import Domain
 from statebox.episode import Episode, Limits, TerminationReason, UserSimulator
 from statebox.errors import ConfigError, StateboxError
 from statebox.judge import Judge, RubricJudge, Verdict, task_problems
+from statebox.kit import PolicyMode
 from statebox.llm import UsageMeter, metering
 from statebox.records import (
     ERRORS_FILE,
@@ -101,6 +102,10 @@ class Campaign(NamedTuple):
     looked up before the registry's domains. The caller owns (and closes) them."""
     source_settings: Mapping[str, Any] = {}
     """More manifest settings describing the task source (how a resume rebuilds it)."""
+    policy_mode: PolicyMode | None = None
+    """How every trial serves the policy (prompt, search, both); None: each task's own
+    ``policy_mode``, else ``prompt``. It changes what the agent sees, so a resume must
+    keep it."""
 
 
 UserFactory = Callable[[Task, int], UserSimulator]
@@ -157,11 +162,16 @@ def _manifest(c: Campaign, domains: Mapping[str, Domain | Environment]) -> Manif
             "max_turns": c.limits.max_turns,
             "trial_timeout_s": c.trial_timeout_s,
             "domains": sorted(domains),
+            "policy_mode": c.policy_mode or _TASK_POLICY_MODE,
             **({"models": dict(c.models)} if c.models else {}),
             **({"agent_specs": list(c.agent_specs)} if c.agent_specs else {}),
             **dict(c.source_settings),
         },
     )
+
+
+_TASK_POLICY_MODE = "task"
+"""The manifest's ``policy_mode`` when each task serves its own (older manifests lack it)."""
 
 
 def _lock(directory: Path) -> IO[bytes]:
@@ -186,6 +196,12 @@ def _check_resumable(old: Manifest, new: Manifest, out: Path) -> None:
         raise ConfigError(f"{out}: the agents differ from the campaign's; use a new --out")
     if old.seed != new.seed:
         raise ConfigError(f"{out}: seed {new.seed} differs from the campaign's {old.seed}")
+    was = old.settings.get("policy_mode", _TASK_POLICY_MODE)
+    now = new.settings.get("policy_mode", _TASK_POLICY_MODE)
+    if was != now:
+        raise ConfigError(
+            f"{out}: policy mode {now} differs from the campaign's {was}; use a new --out"
+        )
 
 
 class _Runner:
@@ -242,7 +258,14 @@ class _Runner:
         started = datetime.now(UTC)
         t0 = time.perf_counter()
         user = self.c.users(task, trial) if self.c.users else ScriptedUser(task)
-        episode = Episode(domain, task, user, worlds=self.worlds, limits=self.c.limits)
+        episode = Episode(
+            domain,
+            task,
+            user,
+            worlds=self.worlds,
+            limits=self.c.limits,
+            policy_mode=self.c.policy_mode,
+        )
         verdict: Verdict | None = None
         error: str | None = None
         status = TrialStatus.SYSTEM_ERROR
@@ -392,7 +415,7 @@ async def run_campaign(
     Raises:
         ConfigError: No tasks, trials < 1, concurrency < 1, an invalid task (golden
             replay), a directory that already holds a campaign without ``resume``, or
-            a resume whose tasks, agents or seed differ.
+            a resume whose tasks, agents, seed or policy mode differ.
         DomainError: A task names an unknown domain.
     """
     c = campaign

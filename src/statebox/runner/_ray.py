@@ -184,6 +184,7 @@ class RayExecutor:
                     seed=c.seed,
                     limits=c.limits,
                     trial_timeout_s=c.trial_timeout_s,
+                    policy_mode=c.policy_mode,
                 ),
                 f"{prefix}-tasks",
                 f"{prefix}-limits",

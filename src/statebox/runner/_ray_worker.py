@@ -32,6 +32,7 @@ from statebox.agents import AgentFactory
 from statebox.episode import Limits
 from statebox.errors import ConfigError
 from statebox.judge import RubricJudge
+from statebox.kit import PolicyMode
 from statebox.llm import limiting
 from statebox.records import ErrorRecord, Manifest, TrialRecord
 from statebox.registry import Registry, default_registry, load_domain_ref
@@ -109,6 +110,8 @@ class WorkerConfig(NamedTuple):
     """Per-episode limits."""
     trial_timeout_s: float
     """Wall-clock limit of one trial in seconds."""
+    policy_mode: PolicyMode | None = None
+    """The campaign's policy mode (None: each task's own)."""
 
 
 class _Collector:
@@ -198,6 +201,7 @@ class TrialWorker:
             seed=config.seed,
             limits=config.limits,
             trial_timeout_s=config.trial_timeout_s,
+            policy_mode=config.policy_mode,
             users=kit.users,
             rubric=kit.rubric,
         )

@@ -198,6 +198,7 @@ def _observation(
         tool_result=None if result is None else _agent_result(result),
         tools=[t.model_dump(mode="json") for t in obs.tools],
         policy=obs.policy,
+        policy_mode=obs.policy_mode,
         termination=None if obs.termination is None else str(obs.termination),
         done=obs.done,
     )

@@ -44,7 +44,13 @@ class StateboxObservation(Observation):
     tools: list[dict[str, Any]] = Field(
         default_factory=list, description="Allowlisted tools: name, description, input_schema."
     )
-    policy: str = Field(default="", description="The domain policy (start only).")
+    policy: str = Field(
+        default="",
+        description="The domain policy (start only); in search mode a pointer to search_policy.",
+    )
+    policy_mode: Literal["prompt", "search", "both"] = Field(
+        default="prompt", description="How the policy is served: prompt, search or both."
+    )
     termination: str | None = Field(default=None, description="Why the episode ended.")
 
 

@@ -28,6 +28,7 @@ from statebox.episode import (
 )
 from statebox.errors import ConfigError
 from statebox.judge import Judge, Verdict
+from statebox.kit import PolicyMode
 from statebox.tasks import Task, WorldCache
 from statebox.tools import ToolCall, ToolResult
 from statebox.users import ScriptedUser
@@ -90,16 +91,23 @@ class TaskCatalog:
         tasks: Tasks to serve.
         domains: Domains by name (every task's domain must be there).
         limits: Per-episode limits.
+        policy_mode: How every episode serves the policy; None: each task's own
+            ``policy_mode`` (``prompt`` when unset).
 
     Raises:
         ConfigError: Two tasks share an id, or a task's domain is missing.
     """
 
     def __init__(
-        self, tasks: Iterable[Task], domains: Mapping[str, Domain], limits: Limits | None = None
+        self,
+        tasks: Iterable[Task],
+        domains: Mapping[str, Domain],
+        limits: Limits | None = None,
+        policy_mode: PolicyMode | None = None,
     ) -> None:
         self.worlds = WorldCache()
         self.limits = limits or Limits()
+        self.policy_mode = policy_mode
         self.domains = dict(domains)
         self.tasks: dict[str, Task] = {}
         for t in tasks:
@@ -138,6 +146,7 @@ class TaskCatalog:
             ScriptedUser(task),
             worlds=self.worlds,
             limits=self.limits,
+            policy_mode=self.policy_mode,
         )
 
     async def judge(self, task: Task, episode: Episode) -> Verdict:

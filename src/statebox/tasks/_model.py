@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, Field, ValidationInfo, field_validator, model_validator
 
 from statebox._model import Model
+from statebox.kit import PolicyMode
 from statebox.world import Scalar
 
 __all__ = [
@@ -122,7 +123,14 @@ class Task(Model):
     user: UserSpec
     """The simulated user."""
     tools: tuple[str, ...] | None = None
-    """Tool allowlist; None means every tool of the domain."""
+    """Tool allowlist; None means every tool of the domain (its step tools only with
+    ``record_steps``)."""
+    policy_mode: PolicyMode | None = None
+    """How the policy is served: ``prompt`` (in the prompt), ``search`` (a pointer, and the
+    ``search_policy`` tool) or ``both``; None: the campaign's choice, else ``prompt``."""
+    record_steps: bool = False
+    """Offer the domain's step tools (verification log, confirmations, disclosures) and the
+    policy text that documents them, so the golden state can require those steps."""
     golden: tuple[GoldenCall, ...]
     """The reference trajectory; replayed on a fresh world it yields the golden state."""
     checks: Checks = Checks()

@@ -2,9 +2,17 @@
 
 from statebox.tools._dispatch import Dispatcher, ToolCall, ToolFailure, ToolResult, tool_map
 from statebox.tools._errors import DispatchErrorKind, ToolError, ToolErrorKind
-from statebox.tools._spec import RESERVED_TOOL_NAMES, ToolSpec, tool
+from statebox.tools._spec import (
+    REQUIRED,
+    RESERVED_TOOL_NAMES,
+    ToolParam,
+    ToolSpec,
+    make_tool,
+    tool,
+)
 
 __all__ = [
+    "REQUIRED",
     "RESERVED_TOOL_NAMES",
     "DispatchErrorKind",
     "Dispatcher",
@@ -12,8 +20,10 @@ __all__ = [
     "ToolError",
     "ToolErrorKind",
     "ToolFailure",
+    "ToolParam",
     "ToolResult",
     "ToolSpec",
+    "make_tool",
     "tool",
     "tool_map",
 ]

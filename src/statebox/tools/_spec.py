@@ -11,19 +11,36 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
-from typing import Any, get_type_hints
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from statebox.errors import DomainError
 
-__all__ = ["RESERVED_TOOL_NAMES", "ToolSpec", "tool"]
+__all__ = ["REQUIRED", "RESERVED_TOOL_NAMES", "ToolParam", "ToolSpec", "make_tool", "tool"]
 
 RESERVED_TOOL_NAMES = frozenset(
     {"reset", "step", "state", "snapshot", "effects", "verdict", "init", "teardown", "close"}
 )
 """Lifecycle names no tool may take (they live on the control API only)."""
+
+REQUIRED: Any = ...
+"""The default of a `ToolParam` the agent must give."""
+
+
+class ToolParam(NamedTuple):
+    """One agent-facing argument of a tool built by `make_tool`."""
+
+    name: str
+    """Argument name."""
+    type: Any
+    """Its type (``Literal`` for closed sets); validated strictly by the dispatcher."""
+    doc: str
+    """Agent-facing description (what an ``Args:`` line would say)."""
+    default: Any = REQUIRED
+    """Default value; `REQUIRED` when the agent must give it."""
+
 
 _SECTION = re.compile(r"^(Args|Arguments|Returns|Raises|Example|Examples|Yields|Note):\s*$")
 
@@ -142,19 +159,57 @@ def tool(*, mutates: bool) -> Callable[[Callable[..., Any]], ToolSpec]:
         params = list(inspect.signature(fn).parameters.values())
         if not params:
             raise DomainError(f"tool {name}: the first parameter must be the world transaction")
-        fields: dict[str, Any] = {}
+        declared: list[ToolParam] = []
         for p in params[1:]:
             if p.name not in hints:
                 raise DomainError(f"tool {name}: parameter {p.name!r} needs a type hint")
             if p.name not in arg_docs:
                 raise DomainError(f"tool {name}: document parameter {p.name!r} under Args:")
-            default = ... if p.default is inspect.Parameter.empty else p.default
-            fields[p.name] = (hints[p.name], Field(default, description=arg_docs[p.name]))
-        model = create_model(
-            f"{name}_args",
-            __config__=ConfigDict(extra="forbid"),
-            **fields,
-        )
-        return ToolSpec(name, description, mutates, model, fn)
+            default = REQUIRED if p.default is inspect.Parameter.empty else p.default
+            declared.append(ToolParam(p.name, hints[p.name], arg_docs[p.name], default))
+        return make_tool(name, description, mutates=mutates, params=declared, fn=fn)
 
     return decorate
+
+
+def make_tool(
+    name: str,
+    description: str,
+    *,
+    mutates: bool,
+    params: Sequence[ToolParam],
+    fn: Callable[..., Any],
+) -> ToolSpec:
+    """Build a tool from its parts: what `@tool` does with a function's signature and docstring.
+
+    Toolkits that declare one tool for many domains (`statebox.kit`) build the name,
+    description and arguments from data; the result is the same `ToolSpec` a decorated
+    function gives, with the same schema for the same parts.
+
+    Args:
+        name: Tool name.
+        description: Agent-facing description.
+        mutates: Whether the tool may change state.
+        params: The agent-facing arguments, in schema order.
+        fn: Called as ``fn(tx, **arguments)`` with every argument by name.
+
+    Returns:
+        The tool.
+
+    Raises:
+        DomainError: A reserved or underscore name, an empty description or argument
+            description, or two arguments with one name.
+    """
+    if name in RESERVED_TOOL_NAMES or name.startswith("_"):
+        raise DomainError(f"tool name {name!r} is reserved for lifecycle operations")
+    if not description.strip():
+        raise DomainError(f"tool {name}: add a docstring summary (it is agent-facing)")
+    fields: dict[str, Any] = {}
+    for p in params:
+        if p.name in fields:
+            raise DomainError(f"tool {name}: two arguments are named {p.name!r}")
+        if not p.doc.strip():
+            raise DomainError(f"tool {name}: document parameter {p.name!r} under Args:")
+        fields[p.name] = (p.type, Field(p.default, description=p.doc))
+    model = create_model(f"{name}_args", __config__=ConfigDict(extra="forbid"), **fields)
+    return ToolSpec(name, description, mutates, model, fn)

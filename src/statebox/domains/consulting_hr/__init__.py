@@ -10,7 +10,7 @@ from pathlib import Path
 
 from statebox.domains import Domain
 from statebox.domains.consulting_hr.seed import seed_rows
-from statebox.domains.consulting_hr.tools import ALL_TOOLS
+from statebox.domains.consulting_hr.tools import ALL_TOOLS, STEP_SCHEMA, STEP_TOOLS
 from statebox.world import ExcludedField, FieldPolicy
 
 __all__ = ["DOMAIN"]
@@ -22,6 +22,8 @@ DOMAIN = Domain.from_folder(
     Path(__file__).parent,
     seed=seed_rows,
     tools=ALL_TOOLS,
+    step_tools=STEP_TOOLS,
+    extra_schema=STEP_SCHEMA,
     field_policy=FieldPolicy(
         excluded=(
             ExcludedField(table="ticket_notes", column="body", reason=_FREE_TEXT),

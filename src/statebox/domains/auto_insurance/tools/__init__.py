@@ -1,4 +1,8 @@
-"""The auto insurance domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order."""
+"""The auto insurance domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order.
+
+`STEP_TOOLS` record mandatory steps (disclosures) in `STEP_SCHEMA`'s tables; they are
+offered only to tasks that record steps.
+"""
 
 from statebox.domains.auto_insurance.tools._billing import (
     change_payment_plan,
@@ -31,6 +35,7 @@ from statebox.domains.auto_insurance.tools._identity import (
     update_contact_info,
     verify_identity,
 )
+from statebox.domains.auto_insurance.tools._notes import NOTE_TOOLS
 from statebox.domains.auto_insurance.tools._policies import (
     add_driver,
     add_vehicle,
@@ -38,18 +43,11 @@ from statebox.domains.auto_insurance.tools._policies import (
     remove_driver,
     remove_vehicle,
 )
-from statebox.domains.auto_insurance.tools._service import (
-    add_crm_note,
-    create_ticket,
-    escalate_ticket,
-    hold_ticket,
-    list_crm_notes,
-    list_customer_tickets,
-    update_ticket,
-)
+from statebox.domains.auto_insurance.tools._steps import STEP_SCHEMA, STEP_TOOLS
+from statebox.domains.auto_insurance.tools._tickets import TICKET_TOOLS
 from statebox.tools import ToolSpec
 
-__all__ = ["ALL_TOOLS"]
+__all__ = ["ALL_TOOLS", "STEP_SCHEMA", "STEP_TOOLS"]
 
 ALL_TOOLS: tuple[ToolSpec, ...] = (
     # identity
@@ -83,11 +81,16 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     mark_document_received,
     withdraw_claim,
     # service
-    add_crm_note,
-    list_crm_notes,
-    list_customer_tickets,
-    create_ticket,
-    update_ticket,
-    hold_ticket,
-    escalate_ticket,
+    NOTE_TOOLS["add_crm_note"],
+    NOTE_TOOLS["list_crm_notes"],
+    *(
+        TICKET_TOOLS[name]
+        for name in (
+            "list_customer_tickets",
+            "create_ticket",
+            "update_ticket",
+            "hold_ticket",
+            "escalate_ticket",
+        )
+    ),
 )

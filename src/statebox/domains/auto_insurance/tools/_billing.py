@@ -15,18 +15,8 @@ from datetime import date
 from typing import Any, Literal
 
 from statebox.domains.auto_insurance.seed import add_months
-from statebox.domains.auto_insurance.tools._records import (
-    Row,
-    cents,
-    integer,
-    iso_date,
-    money,
-    new_id,
-    policy_row,
-    require_active,
-    stamp,
-    text,
-)
+from statebox.domains.auto_insurance.tools._records import iso_date, policy_row, require_active
+from statebox.kit import Row, cents, integer, money, new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

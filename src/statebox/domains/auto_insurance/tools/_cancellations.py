@@ -11,14 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.auto_insurance.tools._records import (
-    iso_date,
-    new_id,
-    policy_row,
-    require_active,
-    stamp,
-    text,
-)
+from statebox.domains.auto_insurance.tools._records import iso_date, policy_row, require_active
+from statebox.kit import new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

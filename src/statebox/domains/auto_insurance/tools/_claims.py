@@ -12,15 +12,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.auto_insurance.tools._records import (
-    Row,
-    claim_row,
-    iso_date,
-    new_id,
-    policy_row,
-    stamp,
-    text,
-)
+from statebox.domains.auto_insurance.tools._records import claim_row, iso_date, policy_row
+from statebox.kit import Row, new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

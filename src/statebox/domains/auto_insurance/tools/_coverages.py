@@ -13,14 +13,12 @@ from typing import Any, Literal
 from statebox.domains.auto_insurance.rating import coverage_premium
 from statebox.domains.auto_insurance.tools._records import (
     coverage_row,
-    integer,
-    new_id,
     policy_row,
     record_endorsement,
     require_active,
-    text,
     vehicle_row,
 )
+from statebox.kit import integer, new_id, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.auto_insurance.tools._records import new_id, require_verified, stamp, text
+from statebox.domains.auto_insurance.tools._records import (
+    CUSTOMERS,
+    POLICIES,
+    VERIFICATIONS,
+    require_verified,
+)
+from statebox.kit import text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -31,9 +37,7 @@ def verify_identity(
         date_of_birth: The caller's date of birth, 'YYYY-MM-DD'.
         zip_code: The 5-digit ZIP code the caller gives, such as '97205'.
     """
-    policy = tx.one("SELECT * FROM policies WHERE id = ?", [policy_id])
-    if policy is None:
-        raise ToolError("not_found", f"no policy {policy_id!r} (ids look like 'POL-300001')")
+    policy = POLICIES.row(tx, policy_id)
     customer_id = text(policy["customer_id"])
     customer = tx.one("SELECT * FROM customers WHERE id = ?", [customer_id])
     assert customer is not None  # foreign key
@@ -41,16 +45,8 @@ def verify_identity(
         customer["date_of_birth"] == date_of_birth.strip()
         and customer["zip_code"] == zip_code.strip()
     )
-    event = tx.insert(
-        "verification_events",
-        {
-            "id": new_id(tx, "verification_events", "VER-"),
-            "customer_id": customer_id,
-            "policy_id": policy_id,
-            "method": "policy_dob_zip",
-            "result": "passed" if passed else "failed",
-            "created_at": stamp(tx),
-        },
+    event = VERIFICATIONS.record(
+        tx, customer_id, method="policy_dob_zip", passed=passed, policy_id=policy_id
     )
     if not passed:
         return {"verified": False, "event_id": event["id"], "policy_id": policy_id}
@@ -70,9 +66,7 @@ def get_customer(tx: WorldTx, customer_id: str) -> dict[str, Any]:
     Args:
         customer_id: Customer id, such as 'CUS-1001'.
     """
-    row = tx.one("SELECT * FROM customers WHERE id = ?", [customer_id])
-    if row is None:
-        raise ToolError("not_found", f"no customer {customer_id!r} (ids look like 'CUS-1001')")
+    row = CUSTOMERS.row(tx, customer_id)
     require_verified(tx, customer_id)
     policies = tx.query(
         "SELECT id, status, term_start, term_end, premium_annual FROM policies "
@@ -93,9 +87,7 @@ def update_contact_info(
         email: New email address; null to keep it.
         phone: New phone number, such as '555-0100'; null to keep it.
     """
-    row = tx.one("SELECT * FROM customers WHERE id = ?", [customer_id])
-    if row is None:
-        raise ToolError("not_found", f"no customer {customer_id!r} (ids look like 'CUS-1001')")
+    row = CUSTOMERS.row(tx, customer_id)
     require_verified(tx, customer_id)
     values: dict[str, Any] = {}
     if email is not None and email.strip() != row["email"]:

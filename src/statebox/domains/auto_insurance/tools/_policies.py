@@ -15,12 +15,11 @@ from typing import Any, Literal
 from statebox.domains.auto_insurance.rating import age_on, coverage_premium, driver_surcharge
 from statebox.domains.auto_insurance.tools._records import (
     iso_date,
-    new_id,
     policy_row,
     record_endorsement,
     require_active,
-    text,
 )
+from statebox.kit import new_id, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

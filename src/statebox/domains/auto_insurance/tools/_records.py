@@ -1,139 +1,76 @@
-"""Row lookups, value conversions and shared writes of the auto insurance tools.
+"""Row lookups, the identity rule and shared writes of the auto insurance tools.
 
 Lookups raise `ToolError("not_found")` with an agent-facing message that gives the id
-format. `require_verified` is the one hard identity rule: every tool but
-`verify_identity` and CRM notes needs a passed verification of the customer recorded in
-this conversation (stamped with the frozen clock). Premiums are recomputed from active
+format (`statebox.kit.Table`); column helpers come from `statebox.kit`.
+`require_verified` is the one hard identity rule: every tool but `verify_identity` and
+CRM notes needs a passed verification of the customer recorded in this conversation
+(stamped with the frozen clock, in `VERIFICATIONS`). Premiums are recomputed from active
 coverages and drivers after every endorsement, so the policy total never drifts.
 """
 
 from __future__ import annotations
 
-from datetime import date
+from functools import partial
 
+from statebox import kit
+from statebox.kit import Row, Table, VerificationLog, cents, money, new_id, stamp, text
 from statebox.tools import ToolError
-from statebox.world import Scalar, WorldTx
+from statebox.world import WorldTx
 
 __all__ = [
-    "Row",
-    "cents",
+    "CUSTOMERS",
+    "POLICIES",
+    "VERIFICATIONS",
     "claim_row",
     "coverage_row",
-    "integer",
     "iso_date",
-    "money",
-    "new_id",
     "policy_row",
     "record_endorsement",
     "require_active",
     "require_verified",
-    "stamp",
-    "text",
-    "ticket_row",
     "vehicle_row",
 ]
 
-Row = dict[str, Scalar]
-
-
-def text(value: Scalar) -> str:
-    """A TEXT column's value."""
-    if not isinstance(value, str):
-        raise TypeError(f"expected text, got {value!r}")
-    return value
-
-
-def integer(value: Scalar) -> int:
-    """An INTEGER column's value."""
-    if not isinstance(value, int):
-        raise TypeError(f"expected an integer, got {value!r}")
-    return value
-
-
-def money(value: Scalar) -> float:
-    """A REAL money column's value, in dollars."""
-    if not isinstance(value, int | float):
-        raise TypeError(f"expected a number, got {value!r}")
-    return round(float(value), 2)
-
-
-def cents(amount: float) -> float:
-    """Round a dollar amount to cents."""
-    return round(amount + 0.0, 2)
-
-
-def stamp(tx: WorldTx) -> str:
-    """The episode clock as an ISO 8601 timestamp."""
-    return tx.now.isoformat()
-
-
-def iso_date(value: str, what: str) -> date:
-    """Parse an agent-given ISO date, or refuse with invalid_state."""
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise ToolError("invalid_state", f"{what} must be a date like '2025-11-03'") from None
-
-
-def new_id(tx: WorldTx, name: str, prefix: str, width: int = 5) -> str:
-    """The next id of a world sequence, numbered above every seeded id."""
-    return tx.next_id(name, prefix=prefix, width=width, start=501)
-
-
-def _row(tx: WorldTx, table: str, key: str, what: str, example: str) -> Row:
-    row = tx.one(f"SELECT * FROM {table} WHERE id = ?", [key])
-    if row is None:
-        raise ToolError("not_found", f"no {what} {key!r} (ids look like {example!r})")
-    return row
+VERIFICATIONS = VerificationLog(table="verification_events", tool="verify_identity")
+"""Every identity verification attempt, passed or failed (written by verify_identity)."""
+iso_date = partial(kit.iso_date, example="2025-11-03")
+CUSTOMERS = Table("customers", "customer", "CUS-1001")
+POLICIES = Table("policies", "policy", "POL-300001")
+_VEHICLES = Table("vehicles", "vehicle", "VEH-0001")
+_COVERAGES = Table("coverages", "coverage", "COV-00001")
+_CLAIMS = Table("claims", "claim", "CLM-00001")
 
 
 def require_verified(tx: WorldTx, customer_id: str) -> None:
     """Refuse unless the customer passed identity verification in this conversation."""
-    row = tx.one(
-        "SELECT id FROM verification_events WHERE customer_id = ? AND result = 'passed' "
-        "AND created_at = ?",
-        [customer_id, stamp(tx)],
-    )
-    if row is None:
-        raise ToolError(
-            "not_permitted",
-            f"customer {customer_id} is not verified in this conversation; "
-            "call verify_identity first",
-        )
+    VERIFICATIONS.require(tx, customer_id)
 
 
 def policy_row(tx: WorldTx, policy_id: str) -> Row:
     """The policy (its customer verified), or a refusal."""
-    row = _row(tx, "policies", policy_id, "policy", "POL-300001")
+    row = POLICIES.row(tx, policy_id)
     require_verified(tx, text(row["customer_id"]))
     return row
 
 
 def vehicle_row(tx: WorldTx, vehicle_id: str) -> Row:
     """The vehicle (its customer verified), or a refusal."""
-    row = _row(tx, "vehicles", vehicle_id, "vehicle", "VEH-0001")
+    row = _VEHICLES.row(tx, vehicle_id)
     policy_row(tx, text(row["policy_id"]))
     return row
 
 
 def coverage_row(tx: WorldTx, coverage_id: str) -> Row:
     """The coverage (its customer verified), or a refusal."""
-    row = _row(tx, "coverages", coverage_id, "coverage", "COV-00001")
+    row = _COVERAGES.row(tx, coverage_id)
     policy_row(tx, text(row["policy_id"]))
     return row
 
 
 def claim_row(tx: WorldTx, claim_id: str) -> Row:
     """The claim (its customer verified), or a refusal."""
-    row = _row(tx, "claims", claim_id, "claim", "CLM-00001")
+    row = _CLAIMS.row(tx, claim_id)
     policy_row(tx, text(row["policy_id"]))
-    return row
-
-
-def ticket_row(tx: WorldTx, ticket_id: str) -> Row:
-    """The ticket (its customer verified), or a refusal."""
-    row = _row(tx, "tickets", ticket_id, "ticket", "TCK-0001")
-    require_verified(tx, text(row["customer_id"]))
     return row
 
 

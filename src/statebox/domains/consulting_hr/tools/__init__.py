@@ -1,4 +1,8 @@
-"""The consulting_hr domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order."""
+"""The consulting_hr domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order.
+
+`STEP_TOOLS` record mandatory steps (verification, disclosures) in `STEP_SCHEMA`'s tables; they are
+offered only to tasks that record steps.
+"""
 
 from statebox.domains.consulting_hr.tools._access import (
     grant_site_access,
@@ -39,15 +43,8 @@ from statebox.domains.consulting_hr.tools._software import (
     list_software,
     release_licence,
 )
-from statebox.domains.consulting_hr.tools._tickets import (
-    add_ticket_note,
-    create_ticket,
-    escalate_ticket,
-    get_ticket,
-    hold_ticket,
-    list_employee_tickets,
-    resolve_ticket,
-)
+from statebox.domains.consulting_hr.tools._steps import STEP_SCHEMA, STEP_TOOLS
+from statebox.domains.consulting_hr.tools._tickets import TICKET_TOOLS
 from statebox.domains.consulting_hr.tools._training import (
     cancel_enrolment,
     enrol_in_course,
@@ -62,7 +59,7 @@ from statebox.domains.consulting_hr.tools._travel import (
 )
 from statebox.tools import ToolSpec
 
-__all__ = ["ALL_TOOLS"]
+__all__ = ["ALL_TOOLS", "STEP_SCHEMA", "STEP_TOOLS"]
 
 ALL_TOOLS: tuple[ToolSpec, ...] = (
     # directory, onboarding, offboarding
@@ -107,11 +104,16 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     approve_travel_request,
     escalate_travel_request,
     # tickets
-    list_employee_tickets,
-    get_ticket,
-    create_ticket,
-    hold_ticket,
-    escalate_ticket,
-    resolve_ticket,
-    add_ticket_note,
+    *(
+        TICKET_TOOLS[name]
+        for name in (
+            "list_employee_tickets",
+            "get_ticket",
+            "create_ticket",
+            "hold_ticket",
+            "escalate_ticket",
+            "resolve_ticket",
+            "add_ticket_note",
+        )
+    ),
 )

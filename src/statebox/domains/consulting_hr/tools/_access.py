@@ -10,12 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.consulting_hr.tools._records import (
-    in_days,
-    iso_date,
-    new_id,
-    row_of,
-)
+from statebox.domains.consulting_hr.tools._records import iso_date, row_of
+from statebox.kit import in_days, new_id
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

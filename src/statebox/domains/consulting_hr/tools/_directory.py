@@ -11,14 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.consulting_hr.tools._records import (
-    Row,
-    iso_date,
-    new_id,
-    row_of,
-    stamp,
-    text,
-)
+from statebox.domains.consulting_hr.tools._records import iso_date, row_of
+from statebox.kit import Row, new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

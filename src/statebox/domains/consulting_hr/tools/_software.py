@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.consulting_hr.tools._records import integer, new_id, row_of, stamp
+from statebox.domains.consulting_hr.tools._records import row_of
+from statebox.kit import integer, new_id, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

@@ -10,14 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.consulting_hr.tools._records import (
-    cents,
-    integer,
-    new_id,
-    number,
-    row_of,
-    stamp,
-)
+from statebox.domains.consulting_hr.tools._records import row_of
+from statebox.kit import cents, integer, new_id, number, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

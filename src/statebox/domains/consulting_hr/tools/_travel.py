@@ -10,14 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.consulting_hr.tools._records import (
-    Row,
-    cents,
-    iso_date,
-    new_id,
-    row_of,
-    stamp,
-)
+from statebox.domains.consulting_hr.tools._records import iso_date, row_of
+from statebox.kit import Row, cents, new_id, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

@@ -1,4 +1,8 @@
-"""The neobank_it domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order."""
+"""The neobank_it domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order.
+
+`STEP_TOOLS` record mandatory steps (verification, confirmations) in `STEP_SCHEMA`'s
+tables; they are offered only to tasks that record steps.
+"""
 
 from statebox.domains.neobank_it.tools._access import (
     create_access_request,
@@ -30,6 +34,7 @@ from statebox.domains.neobank_it.tools._licences import (
     list_pool_allocations,
     release_licence,
 )
+from statebox.domains.neobank_it.tools._notifications import send_notification
 from statebox.domains.neobank_it.tools._security import (
     disable_account,
     force_password_reset,
@@ -39,18 +44,11 @@ from statebox.domains.neobank_it.tools._security import (
     report_security_incident,
     unlock_account,
 )
-from statebox.domains.neobank_it.tools._tickets import (
-    create_ticket,
-    escalate_ticket,
-    get_ticket,
-    hold_ticket,
-    list_employee_tickets,
-    send_notification,
-    update_ticket,
-)
+from statebox.domains.neobank_it.tools._steps import STEP_SCHEMA, STEP_TOOLS
+from statebox.domains.neobank_it.tools._tickets import TICKET_TOOLS
 from statebox.tools import ToolSpec
 
-__all__ = ["ALL_TOOLS"]
+__all__ = ["ALL_TOOLS", "STEP_SCHEMA", "STEP_TOOLS"]
 
 ALL_TOOLS: tuple[ToolSpec, ...] = (
     # directory and accounts
@@ -88,11 +86,16 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     mark_device_lost,
     remote_wipe_device,
     # tickets and notifications
-    get_ticket,
-    list_employee_tickets,
-    create_ticket,
-    update_ticket,
-    hold_ticket,
-    escalate_ticket,
+    *(
+        TICKET_TOOLS[name]
+        for name in (
+            "get_ticket",
+            "list_employee_tickets",
+            "create_ticket",
+            "update_ticket",
+            "hold_ticket",
+            "escalate_ticket",
+        )
+    ),
     send_notification,
 )

@@ -11,13 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.neobank_it.tools._records import (
-    Row,
-    employee_row,
-    new_id,
-    row_of,
-    stamp,
-)
+from statebox.domains.neobank_it.tools._records import employee_row, row_of
+from statebox.kit import Row, new_id, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

@@ -1,4 +1,8 @@
-"""The retail domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order."""
+"""The retail domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order.
+
+`STEP_TOOLS` record mandatory steps (verification, disclosures) in `STEP_SCHEMA`'s tables;
+they are offered only to tasks that record steps.
+"""
 
 from statebox.domains.retail.tools._catalog import check_inventory, get_product, search_products
 from statebox.domains.retail.tools._customers import (
@@ -28,15 +32,8 @@ from statebox.domains.retail.tools._returns import (
     reject_return,
 )
 from statebox.domains.retail.tools._shipments import get_shipment_tracking
-from statebox.domains.retail.tools._tickets import (
-    add_ticket_comment,
-    create_ticket,
-    escalate_ticket,
-    get_ticket,
-    hold_ticket,
-    list_customer_tickets,
-    update_ticket,
-)
+from statebox.domains.retail.tools._steps import STEP_SCHEMA, STEP_TOOLS
+from statebox.domains.retail.tools._tickets import TICKET_TOOLS
 from statebox.domains.retail.tools._warranty import (
     file_warranty_claim,
     get_warranty,
@@ -44,7 +41,7 @@ from statebox.domains.retail.tools._warranty import (
 )
 from statebox.tools import ToolSpec
 
-__all__ = ["ALL_TOOLS"]
+__all__ = ["ALL_TOOLS", "STEP_SCHEMA", "STEP_TOOLS"]
 
 ALL_TOOLS: tuple[ToolSpec, ...] = (
     # customers and catalog
@@ -80,11 +77,16 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     redeem_points,
     update_membership_tier,
     # tickets
-    get_ticket,
-    list_customer_tickets,
-    create_ticket,
-    update_ticket,
-    hold_ticket,
-    escalate_ticket,
-    add_ticket_comment,
+    *(
+        TICKET_TOOLS[name]
+        for name in (
+            "get_ticket",
+            "list_customer_tickets",
+            "create_ticket",
+            "update_ticket",
+            "hold_ticket",
+            "escalate_ticket",
+            "add_ticket_comment",
+        )
+    ),
 )

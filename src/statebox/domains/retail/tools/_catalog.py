@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.retail.tools._records import integer
+from statebox.kit import integer
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

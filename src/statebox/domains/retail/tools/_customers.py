@@ -7,13 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any, Literal
 
-from statebox.domains.retail.tools._records import (
-    cents,
-    customer_row,
-    money,
-    new_id,
-    text,
-)
+from statebox.domains.retail.tools._records import customer_row
+from statebox.kit import cents, money, new_id, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

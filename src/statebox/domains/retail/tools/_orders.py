@@ -11,14 +11,8 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from statebox.domains.retail.tools._customers import address_text
-from statebox.domains.retail.tools._records import (
-    Row,
-    days_between,
-    integer,
-    order_row,
-    stamp,
-    text,
-)
+from statebox.domains.retail.tools._records import order_row
+from statebox.kit import Row, days_between, integer, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

@@ -13,15 +13,12 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from statebox.domains.retail.tools._records import (
-    cents,
     charged_payment,
     customer_row,
-    money,
-    new_id,
     order_row,
     refunded_total,
-    stamp,
 )
+from statebox.kit import cents, money, new_id, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.retail.tools._records import Row, cents, money, order_row, text
+from statebox.domains.retail.tools._records import order_row
+from statebox.kit import Row, cents, money, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

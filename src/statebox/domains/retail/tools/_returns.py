@@ -13,18 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from statebox.domains.retail.tools._records import (
-    Row,
-    cents,
-    charged_payment,
-    integer,
-    money,
-    new_id,
-    order_row,
-    refunded_total,
-    stamp,
-    text,
-)
+from statebox.domains.retail.tools._records import charged_payment, order_row, refunded_total
+from statebox.kit import Row, cents, integer, money, new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

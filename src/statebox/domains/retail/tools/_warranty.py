@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.retail.tools._records import Row, customer_row, new_id, stamp
+from statebox.domains.retail.tools._records import customer_row
+from statebox.kit import Row, new_id, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

@@ -1,4 +1,8 @@
-"""The travel domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order."""
+"""The travel domain's tools, split by entity; `ALL_TOOLS` lists them in a fixed order.
+
+`STEP_TOOLS` record mandatory steps (verification, disclosures, confirmations) in
+`STEP_SCHEMA`'s tables; they are offered only to tasks that record steps.
+"""
 
 from statebox.domains.travel.tools._bookings import (
     cancel_booking,
@@ -27,18 +31,11 @@ from statebox.domains.travel.tools._loyalty import (
     update_loyalty_tier,
 )
 from statebox.domains.travel.tools._payments import issue_refund, issue_travel_credit
-from statebox.domains.travel.tools._tickets import (
-    add_ticket_note,
-    create_ticket,
-    escalate_ticket,
-    get_ticket,
-    hold_ticket,
-    list_customer_tickets,
-    update_ticket,
-)
+from statebox.domains.travel.tools._steps import STEP_SCHEMA, STEP_TOOLS
+from statebox.domains.travel.tools._tickets import TICKET_TOOLS
 from statebox.tools import ToolSpec
 
-__all__ = ["ALL_TOOLS"]
+__all__ = ["ALL_TOOLS", "STEP_SCHEMA", "STEP_TOOLS"]
 
 ALL_TOOLS: tuple[ToolSpec, ...] = (
     # CRM
@@ -70,11 +67,16 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     add_special_request,
     escalate_to_hotel,
     # tickets
-    get_ticket,
-    list_customer_tickets,
-    create_ticket,
-    update_ticket,
-    hold_ticket,
-    escalate_ticket,
-    add_ticket_note,
+    *(
+        TICKET_TOOLS[name]
+        for name in (
+            "get_ticket",
+            "list_customer_tickets",
+            "create_ticket",
+            "update_ticket",
+            "hold_ticket",
+            "escalate_ticket",
+            "add_ticket_note",
+        )
+    ),
 )

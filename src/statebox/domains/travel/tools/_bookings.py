@@ -14,15 +14,8 @@ from datetime import date, timedelta
 from typing import Any, Literal
 
 from statebox.domains.travel.tools._fees import cancellation_fee, change_fee
-from statebox.domains.travel.tools._records import (
-    Row,
-    booking_row,
-    customer_row,
-    days_until,
-    money,
-    stamp,
-    text,
-)
+from statebox.domains.travel.tools._records import booking_row, customer_row
+from statebox.kit import Row, days_until, money, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.travel.tools._records import booking_row, stamp, text
+from statebox.domains.travel.tools._records import booking_row
+from statebox.kit import number, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -84,7 +85,7 @@ def reject_corporate_booking(
     b = _pending(tx, booking_id)
     tx.update("bookings", {"id": booking_id}, {"status": "rejected", "cancel_reason": reason})
     for pay in tx.query("SELECT * FROM payments WHERE booking_id = ? ORDER BY id", [booking_id]):
-        left = round(float(text(pay["amount"])) - float(text(pay["refunded_amount"])), 2)
+        left = round(number(pay["amount"]) - number(pay["refunded_amount"]), 2)
         if left <= 0:
             continue
         tx.update(

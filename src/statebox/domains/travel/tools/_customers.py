@@ -4,9 +4,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from statebox.domains.travel.tools._records import customer_row, stamp
+from statebox.domains.travel.tools._records import CUSTOMERS, customer_row
+from statebox.kit import IdFormat, NoteBook, Owner, note_tools
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -91,26 +92,15 @@ def update_customer_contact(
     return customer_row(tx, customer_id)
 
 
-@tool(mutates=True)
-def add_customer_note(
-    tx: WorldTx,
-    customer_id: str,
-    category: Literal["contact_change", "complaint", "preference", "fraud_alert", "other"],
-    body: str,
-) -> dict[str, Any]:
-    """Add an internal CRM note to a customer's profile.
-
-    Args:
-        customer_id: Customer id, such as 'CUS-0001'.
-        category: What the note is about.
-        body: The note text.
-    """
-    customer_row(tx, customer_id)
-    note = {
-        "id": tx.next_id("customer_notes", prefix="NOTE-", width=4),
-        "customer_id": customer_id,
-        "category": category,
-        "body": body,
-        "created_at": stamp(tx),
-    }
-    return tx.insert("customer_notes", note)
+NOTES = note_tools(
+    NoteBook(
+        "customer_notes",
+        "customer_note",
+        IdFormat("NOTE-", width=4, start=1),
+        Owner("customer_id", CUSTOMERS, "Customer id, such as 'CUS-0001'."),
+        ("contact_change", "complaint", "preference", "fraud_alert", "other"),
+        clean_text=False,
+        docs={"add_customer_note": "Add an internal CRM note to a customer's profile."},
+    )
+)
+add_customer_note = NOTES["add_customer_note"]

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.travel.tools._records import booking_row, stamp
+from statebox.domains.travel.tools._records import booking_row
+from statebox.kit import stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 

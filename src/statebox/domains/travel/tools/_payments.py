@@ -11,7 +11,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any, Literal
 
-from statebox.domains.travel.tools._records import booking_row, customer_row, money, stamp
+from statebox.domains.travel.tools._records import booking_row, customer_row
+from statebox.kit import money, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
