@@ -11,6 +11,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests check properties, not speed: on a loaded 2-core machine example
+# generation can be slow, which must not fail a test (speed is measured in bench/).
+settings.register_profile("statebox", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("statebox")
 
 TESTS = Path(__file__).resolve().parent
 if str(TESTS) not in sys.path:
