@@ -30,7 +30,7 @@ from typing import Literal
 from statebox._model import Model
 from statebox.domains import Domain
 from statebox.episode import EpisodeOutcome, TerminationReason
-from statebox.errors import GoldenReplayError, TaskSpecError
+from statebox.errors import GoldenReplayError, StateboxError, TaskSpecError
 from statebox.judge._judge import Judge, StateJudge
 from statebox.judge._lint import lint_identifiers
 from statebox.tasks import Task
@@ -224,17 +224,31 @@ async def task_problems(
     return extra + await judged_task_problems(judge, task)
 
 
-async def judged_task_problems(judge: StateJudge, task: Task) -> list[str]:
+async def judged_task_problems(judge: StateJudge, task: Task, *, oracle: bool = True) -> list[str]:
     """`task_problems` on any judge's worlds, without the identifier lint.
+
+    Args:
+        judge: The judge (its worlds, its golden states).
+        task: The task.
+        oracle: Replay the golden trajectory once more and judge it (the oracle check,
+            which catches a backend whose replays differ); False skips it where a
+            replay costs a server start and the campaign's own trials will show it.
 
     Returns:
         One message per problem (empty when none).
     """
+    failed: StateboxError | None = None
+    if task.domain == judge.name:
+        try:  # an external backend learns its tools here, so static problems come after
+            await judge.prepare(task)
+        except (GoldenReplayError, TaskSpecError) as exc:
+            failed = exc
     problems = static_problems(judge, task)
     if problems:
         return problems
     try:
-        await judge.prepare(task)
+        if failed is not None:
+            raise failed
         golden = judge.golden_states(task)[0]
         initial = judge.initial_state(task)
     except (GoldenReplayError, TaskSpecError) as exc:
@@ -246,14 +260,15 @@ async def judged_task_problems(judge: StateJudge, task: Task) -> list[str]:
     if not task.read_only and not changed:
         problems.append("golden state equals the initial state: declare read_only or fix golden")
 
-    oracle = await judge.replay_world(task, task.golden)
-    try:
-        verdict = await judge.judge(task, _outcome(task, oracle, judge), state_only=True)
-        if not verdict.passed:
-            failed = [f"{c.name}: {c.detail}" for c in verdict.checks if not c.passed]
-            problems.append(f"the oracle fails its own checks: {failed}")
-    finally:
-        oracle.close()
+    if oracle:
+        world = await judge.replay_world(task, task.golden)
+        try:
+            verdict = await judge.judge(task, _outcome(task, world, judge), state_only=True)
+            if not verdict.passed:
+                checks = [f"{c.name}: {c.detail}" for c in verdict.checks if not c.passed]
+                problems.append(f"the oracle fails its own checks: {checks}")
+        finally:
+            world.close()
     if not task.read_only:
         nothing = await judge.fresh_world(task)
         try:
@@ -291,10 +306,14 @@ async def validate_judged_task(judge: StateJudge, task: Task) -> TaskValidation:
 
 
 async def _mutants(judge: StateJudge, task: Task, problems: list[str]) -> TaskValidation:
+    try:
+        if task.domain == judge.name:
+            await judge.prepare(task)
+    except (GoldenReplayError, TaskSpecError):
+        return TaskValidation(task_id=task.id, problems=tuple(problems))
     if static_problems(judge, task):
         return TaskValidation(task_id=task.id, problems=tuple(problems))
     try:
-        await judge.prepare(task)
         golden = judge.golden_states(task)[0]
         initial = judge.initial_state(task)
     except (GoldenReplayError, TaskSpecError):
