@@ -54,6 +54,7 @@ class Store:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
+        """Run the block in one transaction (rolled back if it raises)."""
         if self.postgres:
             with self.conn.transaction():
                 yield
@@ -67,13 +68,16 @@ class Store:
         self.conn.execute("COMMIT")
 
     def rows(self, sql: str, *params: Any) -> list[dict[str, Any]]:
+        """All rows of a query, as plain JSON values."""
         return [self._plain(dict(r)) for r in self.conn.execute(self._sql(sql), params)]
 
     def one(self, sql: str, *params: Any) -> dict[str, Any] | None:
+        """The first row of a query, or None."""
         rows = self.rows(sql, *params)
         return rows[0] if rows else None
 
     def run(self, sql: str, *params: Any) -> None:
+        """Run one write."""
         self.conn.execute(self._sql(sql), params)
 
     def json(self, value: Any) -> Any:
@@ -85,9 +89,11 @@ class Store:
         return json.dumps(value, sort_keys=True)
 
     def instant(self, value: datetime) -> Any:
+        """A time as this database takes it (timestamptz, or ISO 8601 text in UTC)."""
         return value if self.postgres else value.astimezone(UTC).isoformat()
 
     def next_id(self, table: str) -> int:
+        """The next id of ``table`` (one more than the largest, as on either kind)."""
         row = self.one(f"SELECT COALESCE(MAX(id), 0) + 1 AS n FROM {table}")
         assert row is not None
         return int(row["n"])
@@ -273,6 +279,7 @@ def tag_customer(customer_id: int, tag: str) -> dict[str, Any]:
 
 
 def main() -> None:
+    """Open the database and serve over stdio, or over HTTP with ``--http PORT``."""
     global store
     store = Store(os.environ["SHOP_DATABASE_URL"])
     if len(sys.argv) == 3 and sys.argv[1] == "--http":

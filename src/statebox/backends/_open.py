@@ -7,8 +7,8 @@ PostgreSQL by URL, or starting one of its own).
 
 from __future__ import annotations
 
-from pathlib import Path
 from dataclasses import dataclass
+from pathlib import Path
 
 from statebox.backends._backend import DatabaseBackend
 from statebox.backends._config import BackendConfig
