@@ -111,6 +111,20 @@ class SqliteWorld:
         self.tables = dict(tables)
         self._conn: sqlite3.Connection | None = None
 
+    @classmethod
+    def open(cls, path: Path, ignored: frozenset[str] = frozenset()) -> SqliteWorld:
+        """A view of any SQLite file, its tables read from the file.
+
+        Raises:
+            ConfigError: A table has no primary key and is not in ``ignored``.
+        """
+        conn = sqlite3.connect(path)
+        try:
+            tables = read_tables(conn, ignored)
+        finally:
+            conn.close()
+        return cls(path, tables)
+
     @property
     def conn(self) -> sqlite3.Connection:
         """The view's connection (opened on first use, autocommit)."""
