@@ -1,9 +1,9 @@
 """``statebox run --backend`` and ``statebox tasks validate --backend``: the README's commands.
 
 On the shop example's refund task (one task keeps the server starts few): a campaign
-over a SQLite file that passes and resumes; validation over PostgreSQL (the test
-session's server, by ``--postgres-url``) that prints a check strength; bad backend
-files named in one line.
+over a throwaway PostgreSQL of its own that passes and resumes; validation over the
+test session's PostgreSQL (``--postgres-url``) that prints a check strength; bad
+backend files named in one line. The SQLite kind runs the same code (the example tests).
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ REFUND = EXAMPLE / "tasks" / "refund.yaml"
 
 
 def test_run_backend_oracle_passes_and_resumes(tmp_path: Path) -> None:
+    # No --postgres-url: the run starts (and stops) a throwaway PostgreSQL of its own.
     out = tmp_path / "camp"
-    args = ["run", "--backend", str(BACKEND_FILES["sqlite"]), "--tasks", str(REFUND)]
+    args = ["run", "--backend", str(BACKEND_FILES["postgres"]), "--tasks", str(REFUND)]
     result = CliRunner().invoke(
         app, [*args, "--agent", "oracle", "--trials", "1", "--out", str(out), "--json"]
     )
@@ -34,7 +35,7 @@ def test_run_backend_oracle_passes_and_resumes(tmp_path: Path) -> None:
     records = read_results(out)
     assert [(r.task_id, r.status.value) for r in records] == [("shop.refund.damaged.001", "passed")]
     manifest = read_manifest(out)
-    assert manifest.settings["backends"]["files"] == [str(BACKEND_FILES["sqlite"])]
+    assert manifest.settings["backends"]["files"] == [str(BACKEND_FILES["postgres"])]
     assert "postgresql://" not in json.dumps(manifest.settings)
     summary = json.loads(result.stdout)
     assert summary["field_policy"][0]["column"] == "body"  # the backend file's policy
@@ -44,6 +45,7 @@ def test_run_backend_oracle_passes_and_resumes(tmp_path: Path) -> None:
 
 
 def test_tasks_validate_backend_prints_check_strength(postgres: Any) -> None:
+    # The README's command, on one task, with the session's server by --postgres-url.
     result = CliRunner().invoke(
         app,
         [
