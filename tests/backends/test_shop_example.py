@@ -222,3 +222,20 @@ def test_a_server_that_writes_differently_each_run_fails_the_oracle_check(
     finally:
         loop.run(backend.aclose())
     assert any("the oracle fails its own checks" in p for p in problems), problems
+
+
+def test_the_same_server_over_streamable_http_gives_the_same_verdicts(
+    loop: Loop, backends: dict[str, DatabaseBackend], tasks: dict[str, Task], tmp_path: Path
+) -> None:
+    config = load_backend(BACKEND_FILES["sqlite"])
+    server = config.server.model_copy(
+        update={"command": ("{python}", "server.py", "--http", "{port}"), "transport": "http"}
+    )
+    http = open_backend(config.model_copy(update={"server": server}), warm=0)
+    try:
+        records = _campaign(loop, http, [tasks[REFUND]], [OracleFactory()], tmp_path)
+        golden = loop.run(http.prepare(tasks[REFUND])).golden
+    finally:
+        loop.run(http.aclose())
+    assert [r.status for r in records] == [TrialStatus.PASSED]
+    assert golden == loop.run(backends["sqlite"].prepare(tasks[REFUND])).golden

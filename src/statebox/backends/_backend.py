@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import socket
 import sys
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +33,7 @@ from mcp import types
 
 from statebox.backends._config import BackendConfig
 from statebox.backends._database import Clone, Databases, Template
+from statebox.backends._http import HttpMcpProcess
 from statebox.backends._session import DatabaseSession, TrialSlot
 from statebox.errors import ConfigError, GoldenReplayError, JudgeError, TaskSpecError
 from statebox.judge import RubricJudge, StateJudge, judged_task_problems
@@ -73,6 +75,12 @@ class _OwnedWorld:
     def close(self) -> None:
         self._view.close()
         self._clone.close()
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def _fill(text: str, values: dict[str, str]) -> str:
@@ -185,9 +193,11 @@ class DatabaseBackend:
 
     # -- servers and replays ----------------------------------------------------------
 
-    def _spec(self, task: Task, url: str) -> ServerSpec:
+    def _spec(self, task: Task, url: str, port: int | None) -> ServerSpec:
         server = self.config.server
         values = {"database_url": url, "now": task.now.isoformat(), "python": self._python}
+        if port is not None:
+            values["port"] = str(port)
         return ServerSpec(
             name=self.name,
             command=tuple(_fill(c, values) for c in server.command),
@@ -208,12 +218,24 @@ class DatabaseBackend:
                 self._log_dir.mkdir(parents=True, exist_ok=True)
                 stderr = self._log_dir / f"{self.name}-{next(self._seq)}.log"
             self.server_starts += 1
-            process = await McpProcess.start(
-                self._spec(task, clone.url),
-                stderr_path=stderr,
-                start_timeout_s=self.config.server.start_timeout_s,
-                call_timeout_s=self.config.server.call_timeout_s,
-            )
+            server = self.config.server
+            process: McpProcess
+            if server.transport == "http":
+                port = _free_port()
+                process = await HttpMcpProcess.start_http(
+                    self._spec(task, clone.url, port),
+                    _fill(server.url, {"port": str(port)}),
+                    stderr_path=stderr,
+                    start_timeout_s=server.start_timeout_s,
+                    call_timeout_s=server.call_timeout_s,
+                )
+            else:
+                process = await McpProcess.start(
+                    self._spec(task, clone.url, None),
+                    stderr_path=stderr,
+                    start_timeout_s=server.start_timeout_s,
+                    call_timeout_s=server.call_timeout_s,
+                )
         except BaseException:
             await clone.aclose()
             raise

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import Field, ValidationError, model_validator
@@ -90,8 +91,12 @@ class ServerConfig(Model):
                 "neither `command` nor `env` contains {database_url}: the server would not "
                 "know which database a trial uses"
             )
-        if self.transport == "http" and "{port}" not in self.url + text:
-            raise ValueError("an http server needs {port} in `url` and in its command or env")
+        if self.transport == "http":
+            if "{port}" not in self.url or "{port}" not in text:
+                raise ValueError("an http server needs {port} in `url` and in its command or env")
+            host = urlsplit(self.url.replace("{port}", "1")).hostname
+            if host not in ("127.0.0.1", "localhost", "::1"):
+                raise ValueError(f"`url` must stay on loopback (127.0.0.1), not {host!r}")
         return self
 
 
