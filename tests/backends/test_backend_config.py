@@ -62,3 +62,35 @@ def test_a_table_without_a_primary_key_is_refused_unless_ignored_with_a_reason()
         asyncio.run(go(frozenset()))
     template = asyncio.run(go(frozenset({"log"})))
     assert template.state.rows == {"t": {(1,): {"id": 1, "v": '{"a":2,"b":1}'}}}  # type: ignore[attr-defined]
+
+
+def test_a_server_that_cannot_start_is_reported_without_the_database_password(
+    postgres: object,
+) -> None:
+    import asyncio
+    import sys
+
+    from statebox.backends import open_backend
+    from statebox.errors import BackendError
+    from statebox.tasks import load_tasks
+
+    url = postgres.url  # type: ignore[attr-defined]
+    config = load_backend(BACKEND_FILES["postgres"])
+    crash = (sys.executable, "-c", "import sys; print(sys.argv[1], file=sys.stderr); sys.exit(3)")
+    server = config.server.model_copy(update={"command": (*crash, "{database_url}"), "env": {}})
+    backend = open_backend(config.model_copy(update={"server": server}), postgres_url=url, warm=0)
+    task = load_tasks(EXAMPLE / "tasks" / "refund.yaml")[0]
+
+    async def go() -> str:
+        try:
+            await backend.open(task)
+        except BackendError as exc:
+            return str(exc)
+        finally:
+            await backend.aclose()
+        return ""
+
+    message = asyncio.run(go())
+    password = url.split(":")[2].split("@")[0]
+    assert "could not start" in message and "***" in message
+    assert password not in message

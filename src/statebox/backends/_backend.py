@@ -28,6 +28,7 @@ import weakref
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
+from urllib.parse import urlsplit
 
 from mcp import types
 
@@ -35,7 +36,13 @@ from statebox.backends._config import BackendConfig
 from statebox.backends._database import Clone, Databases, Template
 from statebox.backends._http import HttpMcpProcess
 from statebox.backends._session import DatabaseSession, TrialSlot
-from statebox.errors import ConfigError, GoldenReplayError, JudgeError, TaskSpecError
+from statebox.errors import (
+    BackendError,
+    ConfigError,
+    GoldenReplayError,
+    JudgeError,
+    TaskSpecError,
+)
 from statebox.judge import RubricJudge, StateJudge, judged_task_problems
 from statebox.tasks import GoldenCall, Task
 from statebox.thinkingbox import McpProcess, ReadyPool, ServerSpec, is_reserved
@@ -236,6 +243,14 @@ class DatabaseBackend:
                     start_timeout_s=server.start_timeout_s,
                     call_timeout_s=server.call_timeout_s,
                 )
+        except BackendError as exc:
+            await clone.aclose()
+            # The message quotes the command (and the server's stderr): the database URL's
+            # password must not reach an error record.
+            secret = urlsplit(clone.url).password
+            if secret and secret in str(exc):
+                raise BackendError(str(exc).replace(secret, "***")) from None
+            raise
         except BaseException:
             await clone.aclose()
             raise
