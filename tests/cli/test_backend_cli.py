@@ -2,8 +2,7 @@
 
 On the shop example's refund task (one task keeps the server starts few): a campaign
 over a throwaway PostgreSQL of its own that passes and resumes; validation over the
-test session's PostgreSQL (``--postgres-url``) that prints a check strength; bad
-backend files named in one line. The SQLite kind runs the same code (the example tests).
+SQLite file that prints a check strength; bad backend files named in one line.
 """
 
 from __future__ import annotations
@@ -44,26 +43,22 @@ def test_run_backend_oracle_passes_and_resumes(tmp_path: Path) -> None:
     assert "0 trials run, 1 resumed" in again.output
 
 
-def test_tasks_validate_backend_prints_check_strength(postgres: Any) -> None:
-    # The README's command, on one task, with the session's server by --postgres-url.
+def test_tasks_validate_backend_prints_check_strength() -> None:
+    # The README's command, on one task, over the SQLite file.
     result = CliRunner().invoke(
         app,
-        [
-            "tasks",
-            "validate",
-            str(REFUND),
-            "--backend",
-            str(BACKEND_FILES["postgres"]),
-            "--postgres-url",
-            postgres.url,
-            "--json",
-        ],
+        ["tasks", "validate", str(REFUND), "--backend", str(BACKEND_FILES["sqlite"]), "--json"],
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["tasks"] == 1 and data["invalid"] == 0
     assert data["check_strength"] == 1.0 and data["caught"] >= 6 and data["survived"] == 0
-    assert postgres.url.split("@")[0] not in result.output  # the password stays out
+
+
+def test_postgres_url_is_for_backend_files(postgres: Any) -> None:
+    result = CliRunner().invoke(app, ["tasks", "validate", "--postgres-url", postgres.url])
+    assert result.exit_code == 1 and "--postgres-url is for --backend files" in result.output
+    assert postgres.url not in result.output
 
 
 @pytest.mark.parametrize(
