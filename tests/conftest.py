@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -66,3 +67,19 @@ def registry(toy_domain: Domain) -> Registry:
 def results_dir(tmp_path: Path) -> Path:
     """A campaign directory that does not exist yet, under tmp_path."""
     return tmp_path / "campaign"
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Any]:
+    """A throwaway PostgreSQL for the whole test session, started on first use.
+
+    ``initdb`` into a temporary folder, 127.0.0.1 only (as root it runs as the
+    ``postgres`` user); stopped and removed when the session ends.
+    """
+    from statebox.backends._server import PostgresServer  # psycopg only when asked for
+
+    server = PostgresServer.start()
+    try:
+        yield server
+    finally:
+        server.stop()

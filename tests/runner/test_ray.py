@@ -208,6 +208,45 @@ def test_ray_resumes_a_local_campaign(
     assert sorted(_outcomes(out)) == sorted(f"{t.id}/oracle/{i}" for t in tasks for i in range(5))
 
 
+@pytest.mark.slow  # starts Ray trial workers and MCP servers (seconds each)
+def test_a_postgres_backend_runs_on_ray_sharing_the_drivers_server(
+    ray_cluster: Any, postgres: Any, tmp_path: Path
+) -> None:
+    import psycopg
+
+    from fixtures.backend_support import BACKEND_FILES, EXAMPLE
+    from statebox.agents import OracleFactory
+    from statebox.backends import load_backend, open_backend
+
+    def databases() -> set[str]:
+        with psycopg.connect(postgres.url) as conn:
+            return {r[0] for r in conn.execute("SELECT datname FROM pg_database")}
+
+    before = databases()
+    backend = open_backend(load_backend(BACKEND_FILES["postgres"]), postgres_url=postgres.url)
+    tasks = load_tasks(EXAMPLE / "tasks" / "refund.yaml")
+    campaign = Campaign(
+        tasks=tasks,
+        agents=[OracleFactory()],
+        agent_specs=("oracle",),
+        trials=2,
+        out=tmp_path / "run",
+        environments={backend.name: backend},
+    )
+
+    async def go() -> None:
+        try:
+            await run_campaign(campaign, Registry(), executor=RayExecutor(workers=1))
+        finally:
+            await backend.aclose()
+
+    asyncio.run(go())
+    records = read_results(tmp_path / "run")
+    assert [(r.trial, str(r.status)) for r in records] == [(0, "passed"), (1, "passed")]
+    assert all(r.verdict and r.verdict.actual_effects for r in records)
+    assert databases() == before  # the worker dropped its templates and clones
+
+
 @pytest.mark.slow  # starts Ray trial workers (seconds each)
 def test_cli_executor_ray(ray_cluster: Any, tmp_path: Path) -> None:
     out = tmp_path / "run"

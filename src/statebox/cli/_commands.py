@@ -111,9 +111,13 @@ def _summary(
     campaigns = campaigns if campaigns is not None else _campaign_rows(directory)
     excluded = []
     external = _external_domains([c.directory for c in campaigns])
+    from statebox.cli._backends import manifest_field_policies
+
+    own = manifest_field_policies([c.directory for c in campaigns])
     for name in sorted({r.domain for c in campaigns for r in c.rows} - external):
         try:
-            excluded += list(registry.domain(name).field_policy.excluded)
+            policy = own.get(name) or registry.domain(name).field_policy
+            excluded += list(policy.excluded)
         except StateboxError:
             err_console.print(
                 f"note: domain {name!r} is not installed; its field policy is unknown"
@@ -268,8 +272,25 @@ def run(
             rich_help_panel="ThinkingBox datasets",
         ),
     ] = 60.0,
+    backend: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="Backend file (YAML): your MCP server over a database statebox owns "
+            "(SQLite or PostgreSQL); its tasks folder unless --tasks (repeatable).",
+            rich_help_panel="Your own MCP server",
+        ),
+    ] = None,
+    postgres_url: Annotated[
+        str | None,
+        typer.Option(
+            help="PostgreSQL server for postgres backends (a role that may create "
+            "databases); default: a throwaway one on loopback for the campaign.",
+            rich_help_panel="Your own MCP server",
+        ),
+    ] = None,
 ) -> None:
     """Run a campaign (default: the built-in suite, the fault-injection agent, 5 trials)."""
+    from statebox.cli._backends import BackendOptions, open_backends
     from statebox.cli._thinkingbox import TbOptions
     from statebox.episode import Limits
     from statebox.runner import Campaign, run_campaign
@@ -288,6 +309,9 @@ def run(
         if policy_mode is None and planned.policy_mode is not None:
             policy_mode = PolicyModeOption(planned.policy_mode)
         tb_planned = planned.thinkingbox if thinkingbox is None else None
+        if not backend and planned.backends is not None:
+            backend = [Path(f) for f in planned.backends.get("files") or ()]
+            server_python = server_python or planned.backends.get("server_python")
         if suite is None and not tasks and tb_planned is None and thinkingbox is None:
             suite, tasks = planned.suite, planned.tasks
         agent = agent or planned.agents
@@ -311,6 +335,20 @@ def run(
         raise ConfigError(f"settings: {exc}") from exc
     if sum(map(bool, (suite is not None, tasks, thinkingbox is not None))) > 1:
         raise ConfigError("give one of --suite, --tasks and --thinkingbox")
+    if backend and (suite is not None or thinkingbox is not None):
+        raise ConfigError(
+            "--backend runs its own tasks (or --tasks); not with --suite/--thinkingbox"
+        )
+    if postgres_url is not None and not backend:
+        raise ConfigError("--postgres-url is for --backend files")
+    db: BackendOptions | None = None
+    if backend:
+        db = BackendOptions(
+            files=tuple(p.resolve() for p in backend),
+            postgres_url=postgres_url,
+            server_python=server_python,
+            warm=warm_pool,
+        )
     tb: TbOptions | None = None
     if policy_mode is not None and (thinkingbox is not None or (resume and tb_planned)):
         raise ConfigError(
@@ -358,9 +396,12 @@ def run(
     agents = [registry.agent(a) for a in (agent or [settings.agent])]
     if out is None:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
-        label = "thinkingbox" if tb else settings.suite if not tasks else "tasks"
+        label = (
+            "thinkingbox" if tb else "backend" if db else settings.suite if not tasks else "tasks"
+        )
         out = settings.runs_dir / f"{label}-{agents[0].agent_id}-{stamp}"
     tb_run = None
+    db_run = None
     if tb is not None and executor == "ray":
         raise ConfigError("ThinkingBox datasets run with --executor local only")
     if tb is not None:
@@ -368,6 +409,15 @@ def run(
         tb = tb._replace(warm=min(tb.warm, settings.concurrency))
         tb_run = open_dataset(tb, log_dir=out / "server-logs")
         task_list, source = tb_run.tasks, tb.source
+    elif db is not None:
+        db = db._replace(warm=min(db.warm, settings.concurrency))
+        db_run = open_backends(db, load_tasks=not tasks, log_dir=out / "server-logs")
+        task_list = load_tasks(tasks) if tasks else db_run.tasks
+        source = (
+            ", ".join(str(p) for p in tasks)
+            if tasks
+            else "backend:" + ", ".join(str(f) for f in db.files)
+        )
     elif tasks:
         task_list, source = load_tasks(tasks), ", ".join(str(p) for p in tasks)
     else:
@@ -388,8 +438,12 @@ def run(
         retry_errors=retry_errors,
         models=roles.labels,
         agent_specs=tuple(agent or [settings.agent]),
-        environments=tb_run.environments if tb_run else {},
-        source_settings={"thinkingbox": tb.to_manifest()} if tb else {},
+        environments=tb_run.environments if tb_run else db_run.environments if db_run else {},
+        source_settings={"thinkingbox": tb.to_manifest()}
+        if tb
+        else {"backends": db.to_manifest()}
+        if db
+        else {},
         policy_mode=None if policy_mode is None else policy_mode.value,
     )
     from statebox.cli._progress import make_progress
@@ -412,6 +466,8 @@ def run(
             await roles.setup.aclose()
             if tb_run is not None:
                 await tb_run.aclose()
+            if db_run is not None:
+                await db_run.aclose()
 
     result = asyncio.run(go())
     err_console.print(
@@ -460,6 +516,7 @@ class _Planned(NamedTuple):
     thinkingbox: Any = None  # TbOptions when the campaign ran a ThinkingBox dataset
     concurrency: int | None = None
     policy_mode: str | None = None  # None: each task's own
+    backends: dict[str, Any] | None = None  # settings.backends of a --backend campaign
 
 
 def _planned(out: Path) -> _Planned:
@@ -490,9 +547,15 @@ def _planned(out: Path) -> _Planned:
             concurrency,
             policy_mode,
         )
+    backends = m.settings.get("backends")
+    backends = backends if isinstance(backends, dict) else None
     suite = source.removeprefix("suite:") if source.startswith("suite:") else None
-    tasks = None if suite else [Path(p) for p in source.split(", ")]
-    return _Planned(m.trials, m.seed, suite, tasks, agents, None, concurrency, policy_mode)
+    tasks = (
+        None if suite or source.startswith("backend:") else [Path(p) for p in source.split(", ")]
+    )
+    return _Planned(
+        m.trials, m.seed, suite, tasks, agents, None, concurrency, policy_mode, backends
+    )
 
 
 @app.command()

@@ -34,6 +34,17 @@ def validate(
         list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
     ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
+    backend: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="Backend file: validate its tasks (or PATH's) on its own MCP server and "
+            "database (repeatable)."
+        ),
+    ] = None,
+    postgres_url: Annotated[
+        str | None,
+        typer.Option(help="PostgreSQL server for postgres backends (default: a throwaway one)."),
+    ] = None,
 ) -> None:
     """Validate tasks: schema, golden replay, oracle, do-nothing agent, mutants.
 
@@ -42,18 +53,27 @@ def validate(
     from statebox.judge import Judge, validate_task
     from statebox.tasks import WorldCache
 
-    registry, tasks = _select(suite, path, domain)
-    worlds = WorldCache()
-    judges: dict[str, Judge] = {}
-    results = []
+    results: list[Any] = []
+    if backend:
+        from statebox.cli._backends import validate_backend_tasks
 
-    async def go() -> None:
-        for t in tasks:
-            d = registry.domain(t.domain)
-            judge = judges.setdefault(d.name, Judge(d, worlds))
-            results.append((t, await validate_task(d, t, judge)))
+        if suite is not None:
+            raise ConfigError("give --backend or --suite, not both")
+        results = validate_backend_tasks(backend, path, postgres_url)
+    else:
+        if postgres_url is not None:
+            raise ConfigError("--postgres-url is for --backend files")
+        registry, tasks = _select(suite, path, domain)
+        worlds = WorldCache()
+        judges: dict[str, Judge] = {}
 
-    asyncio.run(go())
+        async def go() -> None:
+            for t in tasks:
+                d = registry.domain(t.domain)
+                judge = judges.setdefault(d.name, Judge(d, worlds))
+                results.append((t, await validate_task(d, t, judge)))
+
+        asyncio.run(go())
     bad = [v for _, v in results if not v.ok]
     caught = sum(v.caught for _, v in results)
     survived = sum(v.survived for _, v in results)

@@ -1,6 +1,6 @@
 """Episodes: the reset/step environment loop, its actions, observations, limits and backends."""
 
-from statebox.episode._backend import Backend, ToolSession
+from statebox.episode._backend import Backend, StateSession, ToolSession
 from statebox.episode._episode import Episode, EpisodeOutcome
 from statebox.episode._types import (
     Action,
@@ -27,6 +27,7 @@ __all__ = [
     "Limits",
     "MessageUser",
     "Observation",
+    "StateSession",
     "TerminationReason",
     "ToolInfo",
     "ToolSession",

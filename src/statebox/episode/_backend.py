@@ -4,7 +4,9 @@ A `Backend` stands in for a `Domain` in an `Episode`: it opens one `ToolSession`
 trial, from a clean state, and the episode routes the agent's calls to it. What the
 judge needs from the session at the end (a server's reported effects, for example) is
 the backend's own business: the session stays open, on `EpisodeOutcome.session`, until
-the episode is closed.
+the episode is closed. A `StateSession` runs on a database statebox owns and reads
+itself: the episode's outcome then carries its initial state and live terminal world,
+as a domain's does, and the judge's whole check pipeline applies unchanged.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from typing import Protocol, runtime_checkable
 from statebox.episode._types import ToolInfo
 from statebox.tasks import Task
 from statebox.tools import ToolCall, ToolResult
+from statebox.world import State, WorldView
 
-__all__ = ["Backend", "ToolSession"]
+__all__ = ["Backend", "StateSession", "ToolSession"]
 
 
 @runtime_checkable
@@ -36,6 +39,19 @@ class ToolSession(Protocol):
 
     def close(self) -> None:
         """Release the session: idempotent and non-blocking (its owner finishes it)."""
+        ...
+
+
+@runtime_checkable
+class StateSession(ToolSession, Protocol):
+    """A tool session over a database statebox owns, whose state statebox reads directly."""
+
+    def initial_state(self) -> State:
+        """The canonical state the trial started from (the task's template)."""
+        ...
+
+    def world(self) -> WorldView:
+        """The trial's live database as the judge reads it (closed with the session)."""
         ...
 
 

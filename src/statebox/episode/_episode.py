@@ -7,9 +7,9 @@ episode is over, `outcome()` hands the judge what it needs: initial and final st
 the live final world (for SQL invariants), transcript, final response and why it ended.
 
 An episode runs on a `Domain` (statebox's SQLite worlds) or on an external `Backend`
-(an MCP server process per trial, `statebox.thinkingbox`); the loop, the limits and
-the transcript are the same, and the outcome then carries the live `ToolSession`
-instead of a world.
+(an MCP server process per trial: `statebox.thinkingbox`, `statebox.backends`); the
+loop, the limits and the transcript are the same, and the outcome then carries the
+live `ToolSession`, plus the initial state and terminal world of a `StateSession`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from statebox.domains import Domain
-from statebox.episode._backend import Backend, ToolSession
+from statebox.episode._backend import Backend, StateSession, ToolSession
 from statebox.episode._types import (
     Action,
     CallTool,
@@ -33,7 +33,7 @@ from statebox.episode._types import (
 from statebox.kit import PolicyMode
 from statebox.tasks import Task, WorldCache
 from statebox.tools import Dispatcher, ToolResult
-from statebox.world import State, World
+from statebox.world import State, World, WorldView
 
 __all__ = ["Episode", "EpisodeOutcome"]
 
@@ -69,9 +69,10 @@ class EpisodeOutcome(NamedTuple):
     """What an ended episode leaves for the judge."""
 
     initial: State | None
-    """Canonical state at reset (None on an external backend)."""
-    world: World | None
-    """The live final world, closed by `Episode.close` (None on an external backend)."""
+    """Canonical state at reset (None on an external backend that keeps its own state)."""
+    world: WorldView | None
+    """The live final world, closed by `Episode.close` (None on an external backend that
+    keeps its own state)."""
     transcript: tuple[Event, ...]
     """Every event in order."""
     final_response: str
@@ -244,12 +245,15 @@ class Episode:
         """
         if (self._world is None and self._session is None) or self._termination is None:
             raise RuntimeError("outcome() needs an ended episode")
-        initial = None
+        initial: State | None = None
+        world: WorldView | None = self._world
         if isinstance(self.domain, Domain):
             initial = self.worlds.initial_state(self.domain, self.task)
+        elif isinstance(self._session, StateSession):
+            initial, world = self._session.initial_state(), self._session.world()
         return EpisodeOutcome(
             initial=initial,
-            world=self._world,
+            world=world,
             transcript=tuple(self._events),
             final_response=self._final,
             termination=self._termination,

@@ -3,6 +3,7 @@
 from statebox.judge._compare import Comparison, Discrepancy, compare
 from statebox.judge._judge import (
     Judge,
+    StateJudge,
     failure_signature,
     termination_check,
     weak_evaluator_flags,
@@ -13,8 +14,10 @@ from statebox.judge._rubric import RubricAnswer, RubricJudge, parse_yes_no
 from statebox.judge._validate import (
     MutantResult,
     TaskValidation,
+    judged_task_problems,
     static_problems,
     task_problems,
+    validate_judged_task,
     validate_task,
 )
 from statebox.judge._verdict import CheckResult, FailureSignature, Verdict, WeakEvaluatorFlags
@@ -30,17 +33,20 @@ __all__ = [
     "MutantResult",
     "RubricAnswer",
     "RubricJudge",
+    "StateJudge",
     "TaskValidation",
     "Verdict",
     "WeakEvaluatorFlags",
     "compare",
     "failure_signature",
+    "judged_task_problems",
     "lint_identifiers",
     "parse_judgement",
     "parse_yes_no",
     "static_problems",
     "task_problems",
     "termination_check",
+    "validate_judged_task",
     "validate_task",
     "weak_evaluator_flags",
 ]

@@ -3,6 +3,11 @@
 Golden replay is strict: a golden call that fails raises `GoldenReplayError` — the
 task is invalid, and no verdict is ever computed against a shorter trajectory. Golden
 states (the main trajectory and each accepted alternative) are cached per task.
+
+`StateJudge` is the check pipeline over canonical states and a live terminal world,
+whoever holds them; `Judge` is it over a domain's SQLite worlds, and an external
+backend over a database statebox owns supplies its own (`statebox.backends`), so every
+check, comparison and mutant applies to both.
 """
 
 from __future__ import annotations
@@ -18,9 +23,24 @@ from statebox.judge._rubric import RubricJudge
 from statebox.judge._verdict import CheckResult, FailureSignature, Verdict, WeakEvaluatorFlags
 from statebox.tasks import GoldenCall, Task, WorldCache
 from statebox.tools import Dispatcher, ToolCall, ToolResult
-from statebox.world import RowEffect, State, World, canonical_value, effects
+from statebox.world import (
+    FieldPolicy,
+    RowEffect,
+    State,
+    World,
+    WorldQueryError,
+    WorldView,
+    canonical_value,
+    effects,
+)
 
-__all__ = ["Judge", "failure_signature", "termination_check", "weak_evaluator_flags"]
+__all__ = [
+    "Judge",
+    "StateJudge",
+    "failure_signature",
+    "termination_check",
+    "weak_evaluator_flags",
+]
 
 
 def _summary(c: Comparison) -> str:
@@ -85,83 +105,79 @@ def failure_signature(
     return FailureSignature.INCOMPLETE_RESOLUTION
 
 
-class Judge:
-    """Judges trials of one domain's tasks.
+class StateJudge:
+    """The check pipeline: judges an ended episode by its canonical states and live world.
+
+    Subclasses say where states and worlds come from: the task's initial state, the
+    golden states, fresh and replayed worlds (for validation and mutants).
 
     Args:
-        domain: The domain.
-        worlds: Template cache (share the campaign's).
         rubric: Judge model for rubric questions.
         skip_rubric: With no ``rubric`` judge, mark rubric checks skipped (reported, not
             gating) instead of errors (system_error). Ignored when ``rubric`` is given.
     """
 
-    def __init__(
-        self,
-        domain: Domain,
-        worlds: WorldCache | None = None,
-        rubric: RubricJudge | None = None,
-        *,
-        skip_rubric: bool = False,
-    ) -> None:
-        self.domain = domain
-        self.worlds = worlds or WorldCache()
+    name: str
+    """The domain name of the tasks this judge judges."""
+
+    def __init__(self, rubric: RubricJudge | None = None, *, skip_rubric: bool = False) -> None:
         self.rubric = rubric
         self.skip_rubric = skip_rubric
-        self._golden: dict[str, tuple[Task, tuple[State, ...]]] = {}
 
-    def replay(self, task: Task, calls: Iterable[GoldenCall], *, strict: bool = True) -> World:
-        """Replay calls on a fresh world of ``task`` and return the live world.
+    @property
+    def field_policy(self) -> FieldPolicy:
+        """Columns left out of state comparison."""
+        raise NotImplementedError
 
-        Args:
-            task: The task.
-            calls: The trajectory.
-            strict: Raise on the first failed call (golden replay); when False, failed
-                calls are skipped (mutant replay).
+    def tool_names(self) -> frozenset[str]:
+        """Every tool the tasks may name."""
+        raise NotImplementedError
+
+    def mutates(self, tool: str) -> bool:
+        """Whether ``tool`` is declared mutating."""
+        raise NotImplementedError
+
+    async def prepare(self, task: Task) -> None:
+        """Make `golden_states` and `initial_state` of ``task`` ready (a no-op by default).
 
         Raises:
-            GoldenReplayError: ``strict`` and a call failed (the world is closed).
+            GoldenReplayError: A golden or alternative call failed.
+            TaskSpecError: The task's initial state cannot be built.
         """
-        world = self.worlds.clone(self.domain, task)
-        dispatcher = Dispatcher(world, self.domain.tools, None)
-        for step, call in enumerate(calls):
-            result = dispatcher.call(ToolCall(tool=call.tool, args=call.args))
-            if strict and not result.ok:
-                world.close()
-                reason = result.error.message if result.error else "failed"
-                kind = result.error.kind if result.error else "error"
-                raise GoldenReplayError(task.id, step, call.tool, f"{kind}: {reason}")
-        return world
+
+    def initial_state(self, task: Task) -> State:
+        """The task's initial canonical state."""
+        raise NotImplementedError
 
     def golden_states(self, task: Task) -> tuple[State, ...]:
-        """The golden state, then one per accepted alternative (cached per task).
+        """The golden state, then one per accepted alternative.
 
         Raises:
             GoldenReplayError: A golden or alternative call failed.
         """
-        cached = self._golden.get(task.id)
-        # Keyed by id but checked against the task itself: an edited task is replayed anew.
-        states = cached[1] if cached and (cached[0] is task or cached[0] == task) else None
-        if states is None:
-            out = []
-            initial = self.worlds.initial_state(self.domain, task)
-            for trajectory in (task.golden, *task.checks.alternatives):
-                world = self.replay(task, trajectory)
-                try:
-                    out.append(world.state(initial))
-                finally:
-                    world.close()
-            states = tuple(out)
-            self._golden[task.id] = (task, states)
-        return states
+        raise NotImplementedError
 
-    def _invariants(self, task: Task, world: World) -> list[CheckResult]:
+    async def fresh_world(self, task: Task) -> WorldView:
+        """A fresh world of ``task`` in its initial state (the do-nothing agent's)."""
+        raise NotImplementedError
+
+    async def replay_world(
+        self, task: Task, calls: Sequence[GoldenCall], *, strict: bool = True
+    ) -> WorldView:
+        """A fresh world of ``task`` after ``calls`` (see `Judge.replay`).
+
+        Raises:
+            GoldenReplayError: ``strict`` and a call failed.
+        """
+        raise NotImplementedError
+
+    def _invariants(self, task: Task, world: WorldView) -> list[CheckResult]:
         out = []
         for i, inv in enumerate(task.checks.invariants):
             name, label = f"invariant[{i}]", inv.description or inv.sql
             try:
                 rows = world.query(inv.sql)
-            except sqlite3.Error as exc:  # recorded as a check error, never a pass
+            except (sqlite3.Error, WorldQueryError) as exc:  # a check error, never a pass
                 out.append(
                     CheckResult(
                         name=name,
@@ -271,9 +287,11 @@ class Judge:
             GoldenReplayError: The task's golden trajectory fails (the task is invalid).
         """
         if outcome.world is None or outcome.initial is None:
-            raise JudgeError(f"task {task.id}: the episode ran on an external backend, not a world")
+            raise JudgeError(
+                f"task {task.id}: the episode ran on a backend that keeps its own state"
+            )
         world, initial = outcome.world, outcome.initial
-        policy = self.domain.field_policy
+        policy = self.field_policy
         accepted = self.golden_states(task)
         final = world.state(initial)
         comparisons = [compare(initial, g, final, policy) for g in accepted]
@@ -299,3 +317,102 @@ class Judge:
                 outcome.transcript, outcome.final_response, outcome.termination
             ),
         )
+
+
+class Judge(StateJudge):
+    """Judges trials of one domain's tasks.
+
+    Args:
+        domain: The domain.
+        worlds: Template cache (share the campaign's).
+        rubric: Judge model for rubric questions.
+        skip_rubric: With no ``rubric`` judge, mark rubric checks skipped (reported, not
+            gating) instead of errors (system_error). Ignored when ``rubric`` is given.
+    """
+
+    def __init__(
+        self,
+        domain: Domain,
+        worlds: WorldCache | None = None,
+        rubric: RubricJudge | None = None,
+        *,
+        skip_rubric: bool = False,
+    ) -> None:
+        super().__init__(rubric, skip_rubric=skip_rubric)
+        self.domain = domain
+        self.name = domain.name
+        self.worlds = worlds or WorldCache()
+        self._golden: dict[str, tuple[Task, tuple[State, ...]]] = {}
+
+    def replay(self, task: Task, calls: Iterable[GoldenCall], *, strict: bool = True) -> World:
+        """Replay calls on a fresh world of ``task`` and return the live world.
+
+        Args:
+            task: The task.
+            calls: The trajectory.
+            strict: Raise on the first failed call (golden replay); when False, failed
+                calls are skipped (mutant replay).
+
+        Raises:
+            GoldenReplayError: ``strict`` and a call failed (the world is closed).
+        """
+        world = self.worlds.clone(self.domain, task)
+        dispatcher = Dispatcher(world, self.domain.tools, None)
+        for step, call in enumerate(calls):
+            result = dispatcher.call(ToolCall(tool=call.tool, args=call.args))
+            if strict and not result.ok:
+                world.close()
+                reason = result.error.message if result.error else "failed"
+                kind = result.error.kind if result.error else "error"
+                raise GoldenReplayError(task.id, step, call.tool, f"{kind}: {reason}")
+        return world
+
+    def golden_states(self, task: Task) -> tuple[State, ...]:
+        """The golden state, then one per accepted alternative (cached per task).
+
+        Raises:
+            GoldenReplayError: A golden or alternative call failed.
+        """
+        cached = self._golden.get(task.id)
+        # Keyed by id but checked against the task itself: an edited task is replayed anew.
+        states = cached[1] if cached and (cached[0] is task or cached[0] == task) else None
+        if states is None:
+            out = []
+            initial = self.worlds.initial_state(self.domain, task)
+            for trajectory in (task.golden, *task.checks.alternatives):
+                world = self.replay(task, trajectory)
+                try:
+                    out.append(world.state(initial))
+                finally:
+                    world.close()
+            states = tuple(out)
+            self._golden[task.id] = (task, states)
+        return states
+
+    @property
+    def field_policy(self) -> FieldPolicy:
+        """The domain's field policy."""
+        return self.domain.field_policy
+
+    def tool_names(self) -> frozenset[str]:
+        """The domain's tools."""
+        return frozenset(self.domain.tools)
+
+    def mutates(self, tool: str) -> bool:
+        """Whether the domain declares ``tool`` mutating (False for an unknown one)."""
+        spec = self.domain.tools.get(tool)
+        return spec is not None and spec.mutates
+
+    def initial_state(self, task: Task) -> State:
+        """The task's initial state (from the shared template cache)."""
+        return self.worlds.initial_state(self.domain, task)
+
+    async def fresh_world(self, task: Task) -> World:
+        """A fresh clone of the task's world."""
+        return self.worlds.clone(self.domain, task)
+
+    async def replay_world(
+        self, task: Task, calls: Sequence[GoldenCall], *, strict: bool = True
+    ) -> World:
+        """`replay`, for callers that judge any backend."""
+        return self.replay(task, calls, strict=strict)

@@ -17,23 +17,34 @@ A mutant whose end state equals the golden state under the field policy is
 *equivalent* and left out. A surviving mutant that only touches an excluded column is
 counted as *excluded* with the policy's reason, never as caught. Check strength =
 caught ÷ (caught + survived).
+
+Everything here runs on a `StateJudge`, whatever holds its worlds: `task_problems` and
+`validate_task` take a domain (and lint its identifiers), `judged_task_problems` and
+`validate_judged_task` any judge (an external backend's, `statebox.backends`).
 """
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Literal
 
 from statebox._model import Model
 from statebox.domains import Domain
 from statebox.episode import EpisodeOutcome, TerminationReason
-from statebox.errors import GoldenReplayError, TaskSpecError
-from statebox.judge._judge import Judge
+from statebox.errors import GoldenReplayError, StateboxError, TaskSpecError
+from statebox.judge._judge import Judge, StateJudge
 from statebox.judge._lint import lint_identifiers
 from statebox.tasks import Task
-from statebox.world import RowEffect, Scalar, World, effects
+from statebox.world import RowEffect, Scalar, WorldView, effects
 
-__all__ = ["MutantResult", "TaskValidation", "static_problems", "task_problems", "validate_task"]
+__all__ = [
+    "MutantResult",
+    "TaskValidation",
+    "judged_task_problems",
+    "static_problems",
+    "task_problems",
+    "validate_judged_task",
+    "validate_task",
+]
 
 
 class MutantResult(Model):
@@ -90,9 +101,9 @@ class TaskValidation(Model):
         return self.caught / real if real else None
 
 
-def _outcome(task: Task, world: World, judge: Judge) -> EpisodeOutcome:
+def _outcome(task: Task, world: WorldView, judge: StateJudge) -> EpisodeOutcome:
     return EpisodeOutcome(
-        initial=judge.worlds.initial_state(judge.domain, task),
+        initial=judge.initial_state(task),
         world=world,
         transcript=(),
         final_response="",
@@ -100,13 +111,9 @@ def _outcome(task: Task, world: World, judge: Judge) -> EpisodeOutcome:
     )
 
 
-def _other_value(world: World, table: str, column: str, current: Scalar) -> list[Scalar]:
+def _other_value(world: WorldView, table: str, column: str, current: Scalar) -> list[Scalar]:
     """Candidate replacement values: other values of the column, then type-based ones."""
-    rows = world.query(
-        f'SELECT DISTINCT "{column}" FROM "{table}" WHERE "{column}" IS NOT NULL '
-        f'ORDER BY "{column}" LIMIT 8'
-    )
-    seen = [next(iter(r.values())) for r in rows]
+    seen = world.column_values(table, column, 8)
     out: list[Scalar] = [v for v in seen if v != current]
     if isinstance(current, bool | int):
         out.append(current + 1)
@@ -120,36 +127,27 @@ def _other_value(world: World, table: str, column: str, current: Scalar) -> list
 
 
 def _set_field(
-    world: World, table: str, key: dict[str, Scalar], column: str, current: Scalar
+    world: WorldView, table: str, key: dict[str, Scalar], column: str, current: Scalar
 ) -> Scalar | None:
     """Change one field to the first candidate the schema accepts; returns it, or None."""
-    where = " AND ".join(f'"{c}" = ?' for c in key)
     for value in _other_value(world, table, column, current):
-        try:
-            world.conn.execute("SAVEPOINT mutant")
-            world.conn.execute(
-                f'UPDATE "{table}" SET "{column}" = ? WHERE {where}', [value, *key.values()]
-            )
-            world.conn.execute("RELEASE mutant")
+        if world.set_value(table, key, column, value):
             return value
-        except sqlite3.Error:
-            world.conn.execute("ROLLBACK TO mutant")
-            world.conn.execute("RELEASE mutant")
     return None
 
 
 async def _judge_mutant(
     task: Task,
-    judge: Judge,
-    world: World,
+    judge: StateJudge,
+    world: WorldView,
     kind: str,
     description: str,
     columns: list[tuple[str, str]],
 ) -> MutantResult:
     """Judge one mutant world; ``columns`` are the (table, column) pairs it changed."""
-    policy = judge.domain.field_policy
+    policy = judge.field_policy
     golden = judge.golden_states(task)[0]
-    final = world.state(judge.worlds.initial_state(judge.domain, task))
+    final = world.state(judge.initial_state(task))
     if final == golden:
         return MutantResult(kind=kind, description=description, outcome="equivalent")
     if not columns and final.project(policy) == golden.project(policy):
@@ -182,18 +180,24 @@ def _written_fields(
     return out
 
 
-def static_problems(domain: Domain, task: Task) -> list[str]:
+def static_problems(domain: Domain | StateJudge, task: Task) -> list[str]:
     """Problems visible without running anything: wrong domain, unknown tools.
+
+    Args:
+        domain: The task's domain, or the judge of an external backend's tasks.
+        task: The task.
 
     Returns:
         One message per problem (empty when none).
     """
+    name = domain.name
+    tools = set(domain.tools) if isinstance(domain, Domain) else domain.tool_names()
     problems = []
-    if task.domain != domain.name:
-        problems.append(f"task domain {task.domain!r} is not {domain.name!r}")
-    unknown = sorted(({c.tool for c in task.golden} | set(task.tools or ())) - set(domain.tools))
+    if task.domain != name:
+        problems.append(f"task domain {task.domain!r} is not {name!r}")
+    unknown = sorted(({c.tool for c in task.golden} | set(task.tools or ())) - set(tools))
     if unknown:
-        problems.append(f"tools not in domain {domain.name}: {unknown}")
+        problems.append(f"tools not in domain {name}: {unknown}")
     return problems
 
 
@@ -210,33 +214,63 @@ async def task_problems(
         One message per problem (empty when none).
     """
     judge = judge or Judge(domain)
-    problems = static_problems(domain, task)
+    extra: list[str] = []
+    if lint and not static_problems(domain, task):
+        try:
+            judge.golden_states(task)
+            extra = [str(p) for p in lint_identifiers(domain, task, judge)]
+        except (GoldenReplayError, TaskSpecError):
+            pass  # judged_task_problems reports it
+    return extra + await judged_task_problems(judge, task)
+
+
+async def judged_task_problems(judge: StateJudge, task: Task, *, oracle: bool = True) -> list[str]:
+    """`task_problems` on any judge's worlds, without the identifier lint.
+
+    Args:
+        judge: The judge (its worlds, its golden states).
+        task: The task.
+        oracle: Replay the golden trajectory once more and judge it (the oracle check,
+            which catches a backend whose replays differ); False skips it where a
+            replay costs a server start and the campaign's own trials will show it.
+
+    Returns:
+        One message per problem (empty when none).
+    """
+    failed: StateboxError | None = None
+    if task.domain == judge.name:
+        try:  # an external backend learns its tools here, so static problems come after
+            await judge.prepare(task)
+        except (GoldenReplayError, TaskSpecError) as exc:
+            failed = exc
+    problems = static_problems(judge, task)
     if problems:
         return problems
     try:
+        if failed is not None:
+            raise failed
         golden = judge.golden_states(task)[0]
-        initial = judge.worlds.initial_state(domain, task)
+        initial = judge.initial_state(task)
     except (GoldenReplayError, TaskSpecError) as exc:
         return [str(exc)]
-    if lint:
-        problems.extend(str(p) for p in lint_identifiers(domain, task, judge))
-    policy = domain.field_policy
+    policy = judge.field_policy
     changed = golden.project(policy) != initial.project(policy)
     if task.read_only and changed:
         problems.append("declared read_only but the golden trajectory changes the state")
     if not task.read_only and not changed:
         problems.append("golden state equals the initial state: declare read_only or fix golden")
 
-    oracle = judge.replay(task, task.golden)
-    try:
-        verdict = await judge.judge(task, _outcome(task, oracle, judge), state_only=True)
-        if not verdict.passed:
-            failed = [f"{c.name}: {c.detail}" for c in verdict.checks if not c.passed]
-            problems.append(f"the oracle fails its own checks: {failed}")
-    finally:
-        oracle.close()
+    if oracle:
+        world = await judge.replay_world(task, task.golden)
+        try:
+            verdict = await judge.judge(task, _outcome(task, world, judge), state_only=True)
+            if not verdict.passed:
+                checks = [f"{c.name}: {c.detail}" for c in verdict.checks if not c.passed]
+                problems.append(f"the oracle fails its own checks: {checks}")
+        finally:
+            world.close()
     if not task.read_only:
-        nothing = judge.worlds.clone(domain, task)
+        nothing = await judge.fresh_world(task)
         try:
             verdict = await judge.judge(task, _outcome(task, nothing, judge), state_only=True)
             if verdict.passed:
@@ -259,19 +293,37 @@ async def validate_task(domain: Domain, task: Task, judge: Judge | None = None) 
     """
     judge = judge or Judge(domain)
     problems = await task_problems(domain, task, judge)
-    if static_problems(domain, task):
+    return await _mutants(judge, task, problems)
+
+
+async def validate_judged_task(judge: StateJudge, task: Task) -> TaskValidation:
+    """`validate_task` on any judge's worlds (an external backend's), without the lint.
+
+    Returns:
+        A `TaskValidation` listing every problem and mutant.
+    """
+    return await _mutants(judge, task, await judged_task_problems(judge, task))
+
+
+async def _mutants(judge: StateJudge, task: Task, problems: list[str]) -> TaskValidation:
+    try:
+        if task.domain == judge.name:
+            await judge.prepare(task)
+    except (GoldenReplayError, TaskSpecError):
+        return TaskValidation(task_id=task.id, problems=tuple(problems))
+    if static_problems(judge, task):
         return TaskValidation(task_id=task.id, problems=tuple(problems))
     try:
         golden = judge.golden_states(task)[0]
-        initial = judge.worlds.initial_state(domain, task)
+        initial = judge.initial_state(task)
     except (GoldenReplayError, TaskSpecError):
         return TaskValidation(task_id=task.id, problems=tuple(problems))
-    policy = domain.field_policy
+    policy = judge.field_policy
     mutants: list[MutantResult] = []
-    writes = [i for i, c in enumerate(task.golden) if domain.tools[c.tool].mutates]
+    writes = [i for i, c in enumerate(task.golden) if judge.mutates(c.tool)]
     for i in writes:
         calls = [c for j, c in enumerate(task.golden) if j != i]
-        world = judge.replay(task, calls, strict=False)
+        world = await judge.replay_world(task, calls, strict=False)
         try:
             mutants.append(
                 await _judge_mutant(
@@ -289,7 +341,7 @@ async def validate_task(domain: Domain, task: Task, judge: Judge | None = None) 
     expected = effects(initial, golden)  # unprojected: mutate excluded columns too, and say so
     touched = {(e.table, tuple(sorted(e.key.items()))) for e in expected}
     for table, key, col, value in _written_fields(expected, golden.primary_keys):
-        world = judge.replay(task, task.golden)
+        world = await judge.replay_world(task, task.golden)
         try:
             new = _set_field(world, table, key, col, value)
             if new is None:
@@ -322,7 +374,7 @@ async def validate_task(domain: Domain, task: Task, judge: Judge | None = None) 
             continue
         row = rows[untouched]
         key = dict(zip(pk, untouched, strict=True))
-        world = judge.replay(task, task.golden)
+        world = await judge.replay_world(task, task.golden)
         try:
             for col in sorted(row):
                 if col in pk or policy.is_excluded(table, col):

@@ -1,7 +1,13 @@
 """The campaign runner: plan, concurrency, resume, error capture and external environments."""
 
 from statebox.runner._campaign import Campaign, CampaignResult, UserFactory, run_campaign
-from statebox.runner._environment import Environment, TrialJudge
+from statebox.runner._environment import (
+    ChecksTasks,
+    DeclaresWrites,
+    Environment,
+    Portable,
+    TrialJudge,
+)
 from statebox.runner._executor import TrialExecutor
 from statebox.runner._progress import NullProgress, ProgressSink
 from statebox.runner._ray import RayExecutor
@@ -10,8 +16,11 @@ from statebox.runner._ray_worker import RegistrySetup, WorkerKit, WorkerSetup
 __all__ = [
     "Campaign",
     "CampaignResult",
+    "ChecksTasks",
+    "DeclaresWrites",
     "Environment",
     "NullProgress",
+    "Portable",
     "ProgressSink",
     "RayExecutor",
     "RegistrySetup",

@@ -55,7 +55,7 @@ from statebox.records import (
     write_manifest,
 )
 from statebox.registry import Registry
-from statebox.runner._environment import Environment, TrialJudge
+from statebox.runner._environment import ChecksTasks, DeclaresWrites, Environment, TrialJudge
 from statebox.runner._executor import RecordSink, TrialExecutor
 from statebox.runner._progress import NullProgress, ProgressSink
 from statebox.tasks import Task, WorldCache, bundle_hash
@@ -233,10 +233,13 @@ class _Runner:
         bad: list[str] = []
         for t in self.c.tasks:
             domain, judge = self.domains[t.domain], self.judges[t.domain]
-            if not isinstance(domain, Domain) or not isinstance(judge, Judge):
-                continue  # an environment's loader checked its tasks; its oracle proves them
             try:
-                problems = await task_problems(domain, t, judge, lint=False)
+                if isinstance(domain, Domain) and isinstance(judge, Judge):
+                    problems = await task_problems(domain, t, judge, lint=False)
+                elif isinstance(domain, ChecksTasks):
+                    problems = await domain.task_problems(t)
+                else:
+                    continue  # an environment's loader checked its tasks; its oracle proves them
             except StateboxError as exc:
                 problems = [str(exc)]
             bad += [p if t.id in p else f"task {t.id}: {p}" for p in problems]
@@ -273,10 +276,14 @@ class _Runner:
         t_episode = t_judge = 0.0
         actor: Agent | None = None
         try:
-            # An environment's tools carry no mutating flag: the fault agent then has no
+            # An environment that does not say which tools write leaves the fault agent no
             # writes to perturb.
-            tools = domain.tools if isinstance(domain, Domain) else {}
-            mutating = frozenset(n for n, s in tools.items() if s.mutates)
+            if isinstance(domain, Domain):
+                mutating = frozenset(n for n, s in domain.tools.items() if s.mutates)
+            elif isinstance(domain, DeclaresWrites):
+                mutating = await domain.mutating_tools(task)
+            else:
+                mutating = frozenset()
             actor = agent(TrialContext(task, trial, self.c.seed, mutating, episode))
             obs = await episode.reset()
             try:

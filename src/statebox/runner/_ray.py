@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from statebox.episode import TerminationReason
 from statebox.errors import ConfigError
 from statebox.records import ErrorRecord, Timings, TrialRecord, TrialStatus, trial_id
+from statebox.runner._environment import Portable
 from statebox.runner._executor import PlannedTrial
 from statebox.runner._ray_worker import (
     EndpointLimits,
@@ -101,14 +102,19 @@ class RayExecutor:
             todo: Pending trials in plan order.
 
         Raises:
-            ConfigError: Ray is not installed, the campaign has external environments or
-                agents without spec strings, or a worker cannot build its kit.
+            ConfigError: Ray is not installed, the campaign has external environments
+                without a recipe (`Portable`) or agents without spec strings, or a worker
+                cannot build its kit.
         """
         c = runner.c
         if not todo:
             return
-        if getattr(c, "environments", None):
-            raise ConfigError("external environments run with --executor local only")
+        unportable = sorted(n for n, e in c.environments.items() if not isinstance(e, Portable))
+        if unportable:
+            raise ConfigError(
+                f"external environments {', '.join(unportable)} run with --executor local only"
+            )
+        recipes = {n: e.recipe() for n, e in c.environments.items() if isinstance(e, Portable)}
         if len(c.agent_specs) != len(c.agents):
             raise ConfigError(
                 "the Ray executor rebuilds agents on its workers from their specs: "
@@ -138,7 +144,7 @@ class RayExecutor:
             limiter = limits.remote()
             store = ray.remote(TaskStore).options(name=f"{prefix}-tasks", num_cpus=0)
             self._store = store.remote({t.id: t for t in c.tasks})
-            workers = self._start_workers(ray, runner, prefix, len(todo))
+            workers = self._start_workers(ray, runner, prefix, len(todo), recipes)
             await self._drive(runner, todo, workers)
         finally:
             if limiter is not None:
@@ -159,7 +165,14 @@ class RayExecutor:
             if started:
                 ray.shutdown()
 
-    def _start_workers(self, ray: Any, runner: _Runner, prefix: str, pending: int) -> list[Any]:
+    def _start_workers(
+        self,
+        ray: Any,
+        runner: _Runner,
+        prefix: str,
+        pending: int,
+        recipes: dict[str, Any],
+    ) -> list[Any]:
         c = runner.c
         cpus = int(ray.cluster_resources().get("CPU", 1))
         n = max(1, min(self.workers or cpus, c.concurrency, pending))
@@ -185,6 +198,7 @@ class RayExecutor:
                     limits=c.limits,
                     trial_timeout_s=c.trial_timeout_s,
                     policy_mode=c.policy_mode,
+                    environments=recipes,
                 ),
                 f"{prefix}-tasks",
                 f"{prefix}-limits",

@@ -112,6 +112,9 @@ class WorkerConfig(NamedTuple):
     """Wall-clock limit of one trial in seconds."""
     policy_mode: PolicyMode | None = None
     """The campaign's policy mode (None: each task's own)."""
+    environments: Mapping[str, Callable[[], Any]] = {}
+    """Domain name → picklable recipe of an external environment (`Portable.recipe`),
+    built once in each worker."""
 
 
 class _Collector:
@@ -151,6 +154,7 @@ class _Built(NamedTuple):
     tasks: Mapping[str, Task]
     agents: dict[str, AgentFactory]
     runner: _Runner
+    environments: dict[str, Any]
 
 
 class TrialWorker:
@@ -192,7 +196,9 @@ class TrialWorker:
                 )
             agents[agent_id] = agent
         names = sorted({t.domain for t in tasks.values()})
-        domains = {name: kit.registry.domain(name) for name in names}
+        # Each worker builds its own environments (its own servers and databases).
+        environments = {n: config.environments[n]() for n in names if n in config.environments}
+        domains = {name: environments.get(name) or kit.registry.domain(name) for name in names}
         campaign = Campaign(
             tasks=list(tasks.values()),
             agents=list(agents.values()),
@@ -213,7 +219,7 @@ class TrialWorker:
         holder = f"{config.name}#{uuid.uuid4().hex[:8]}"
         await limiter.drop_holder.remote(config.name, keep=holder)
         self._limiter = ActorLimiter(limiter, holder)
-        return _Built(kit, tasks, agents, runner)
+        return _Built(kit, tasks, agents, runner, environments)
 
     async def _ready(self) -> _Built:
         if self._built is None:  # the first call builds; concurrent ones wait for it
@@ -246,6 +252,10 @@ class TrialWorker:
         b = self._built.result()
         for a in b.agents.values():
             aclose = getattr(a, "aclose", None)
+            if aclose is not None:
+                await aclose()
+        for env in b.environments.values():
+            aclose = getattr(env, "aclose", None)
             if aclose is not None:
                 await aclose()
         if b.kit.aclose is not None:

@@ -14,13 +14,15 @@ from statebox.thinkingbox._environment import (
 )
 from statebox.thinkingbox._format import TbCase, TbScenario, TbSuite, load_dataset
 from statebox.thinkingbox._judge import TbJudge
-from statebox.thinkingbox._pool import WarmPool
+from statebox.thinkingbox._pool import Pooled, ReadyPool, WarmPool
 from statebox.thinkingbox._process import McpProcess
 from statebox.thinkingbox._servers import ServerSpec, load_servers
-from statebox.thinkingbox._session import TbSession
+from statebox.thinkingbox._session import TbSession, is_reserved
 
 __all__ = [
     "McpProcess",
+    "Pooled",
+    "ReadyPool",
     "ServerSpec",
     "TbCase",
     "TbJudge",
@@ -30,6 +32,7 @@ __all__ = [
     "ThinkingBoxEnvironment",
     "ThinkingBoxRun",
     "WarmPool",
+    "is_reserved",
     "load_dataset",
     "load_servers",
     "open_thinkingbox",

@@ -11,6 +11,10 @@ running, and starts its own process only when none is.
 Size 0 is no pool: every acquire starts a process on demand. The first acquire (or
 `WarmPool.warm`) fills the pool for every server it knows, so build it with the
 servers a run needs, not a whole servers file.
+
+The algorithm is `ReadyPool`'s, generic over what it keeps ready and how one is started:
+`WarmPool` keeps MCP server processes; `statebox.backends` keeps a trial's pre-cloned
+database with its server already started on it.
 """
 
 from __future__ import annotations
@@ -20,73 +24,91 @@ import functools
 import itertools
 import logging
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Generic, Protocol, TypeVar
 
 from statebox.errors import BackendError, ConfigError
 from statebox.thinkingbox._process import McpProcess
 from statebox.thinkingbox._servers import ServerSpec
 
-__all__ = ["WarmPool"]
+__all__ = ["Pooled", "ReadyPool", "WarmPool"]
 
 _log = logging.getLogger(__name__)
 
 
-@dataclass
-class _Slot:
-    """One server's ready processes and the starts under way for it."""
+class Pooled(Protocol):
+    """What a `ReadyPool` keeps: something started that can die and be stopped."""
 
-    ready: deque[McpProcess] = field(default_factory=deque)
-    starting: set[asyncio.Task[McpProcess]] = field(default_factory=set)
+    @property
+    def alive(self) -> bool:
+        """Whether it is still usable."""
+        ...
+
+    def close(self) -> None:
+        """Stop it in the background (idempotent)."""
+        ...
+
+    async def aclose(self) -> None:
+        """Stop it and wait until it has stopped."""
+        ...
+
+
+T = TypeVar("T", bound=Pooled)
+
+
+@dataclass
+class _Slot(Generic[T]):
+    """One name's ready items and the starts under way for it."""
+
+    ready: deque[T] = field(default_factory=deque)
+    starting: set[asyncio.Task[T]] = field(default_factory=set)
     waiting: int = 0
     changed: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-class WarmPool:
-    """Started, uninitialised MCP server processes, ready per server name.
+class ReadyPool(Generic[T]):
+    """Started, never-used items kept ready per name; subclasses say how one starts.
 
     Args:
-        specs: The servers the pool may start, by name.
-        size: Processes kept ready per server (0: no pool, start on demand).
-        log_dir: Folder for each process's stderr (``<server>-<n>.log``); None discards
-            the servers' stderr.
-        start_timeout_s: Limit on one process start, in seconds.
-        call_timeout_s: Limit on each request to a process, in seconds.
+        size: Items kept ready per name (0: no pool, start on demand).
+        max_names: At most this many names keep ready items: acquiring another stops
+            the ready items of the name acquired longest ago (None: no limit).
 
     Attributes:
-        started: Process starts begun so far (refills and on-demand starts).
-        acquired: Processes handed out so far.
+        started: Starts begun so far (refills and on-demand starts).
+        acquired: Items handed out so far.
         waited_s: Total time callers spent inside `acquire`, in seconds.
 
     Raises:
         ValueError: ``size`` is negative.
     """
 
-    def __init__(
-        self,
-        specs: Mapping[str, ServerSpec],
-        size: int,
-        *,
-        log_dir: Path | None = None,
-        start_timeout_s: float = 60.0,
-        call_timeout_s: float = 300.0,
-    ) -> None:
+    def __init__(self, size: int, *, max_names: int | None = None) -> None:
         if size < 0:
             raise ValueError(f"pool size must be 0 or more, not {size}")
-        self.specs = dict(specs)
         self.size = size
-        self.log_dir = log_dir
+        self.max_names = max_names
         self.started = 0
         self.acquired = 0
         self.waited_s = 0.0
-        self._start_timeout_s = start_timeout_s
-        self._call_timeout_s = call_timeout_s
-        self._slots: dict[str, _Slot] = {}
-        self._seq = itertools.count(1)
+        self._slots: dict[str, _Slot[T]] = {}
+        self._recent: OrderedDict[str, None] = OrderedDict()
         self._closed = False
         self._warmed = False
+
+    def _check(self, name: str) -> None:
+        """Raise `ConfigError` when the pool cannot start items of ``name``."""
+
+    def _names(self) -> list[str]:
+        """The names the first acquire fills (default: none beyond the one acquired)."""
+        return []
+
+    async def _start(self, name: str) -> T:
+        """Start one item of ``name``."""
+        raise NotImplementedError
 
     async def warm(self, names: Iterable[str] | None = None, *, wait: bool = False) -> None:
         """Start filling the pool for ``names`` (default: every server it knows).
@@ -99,8 +121,10 @@ class WarmPool:
             ConfigError: A name the pool does not know.
         """
         self._warmed = True
-        chosen = list(self.specs) if names is None else list(names)
+        chosen = self._names() if names is None else list(names)
         for name in chosen:
+            if self.max_names is not None:
+                self._touch(name)
             self._top_up(name)
         if wait:
             tasks = [t for name in chosen for t in self._slot(name).starting]
@@ -108,27 +132,28 @@ class WarmPool:
                 await asyncio.wait(tasks)
 
     def ready_count(self, name: str) -> int:
-        """Processes of server ``name`` ready now (started, alive, not handed out)."""
+        """Items of ``name`` ready now (started, alive, not handed out)."""
         return sum(1 for p in self._slot(name).ready if p.alive)
 
-    async def acquire(self, name: str) -> McpProcess:
-        """A started, never-used process of server ``name``; the caller owns it now.
+    async def acquire(self, name: str) -> T:
+        """A started, never-used item of ``name``; the caller owns it now.
 
         Returns:
-            A process no one else has had (close it when the trial ends).
+            An item no one else has had (close it when the trial ends).
 
         Raises:
-            ConfigError: The pool does not know server ``name``.
-            BackendError: The pool is closed, or the process could not start.
+            ConfigError: The pool does not know ``name``.
+            BackendError: The pool is closed, or the item could not start.
         """
         slot = self._slot(name)
         if not self._warmed:
             await self.warm()
+        self._touch(name)
         t0 = time.monotonic()
         try:
             while True:
                 if self._closed:
-                    raise BackendError(f"the MCP server pool is closed (server {name!r})")
+                    raise BackendError(f"the pool is closed ({name!r})")
                 while slot.ready:
                     process = slot.ready.popleft()
                     if process.alive:
@@ -155,9 +180,9 @@ class WarmPool:
             self._top_up(name)
 
     async def aclose(self) -> None:
-        """Stop every process the pool holds or is starting; refuse later acquires.
+        """Stop every item the pool holds or is starting; refuse later acquires.
 
-        Processes already handed out are their callers' to close.
+        Items already handed out are their callers' to close.
         """
         self._closed = True
         starting = [t for slot in self._slots.values() for t in slot.starting]
@@ -171,16 +196,97 @@ class WarmPool:
             slot.changed.set()
         await asyncio.gather(*(p.aclose() for p in ready), return_exceptions=True)
 
-    def _slot(self, name: str) -> _Slot:
+    def _touch(self, name: str) -> None:
+        # Names acquired longest ago give their ready items back past `max_names`.
+        self._recent[name] = None
+        self._recent.move_to_end(name)
+        while self.max_names is not None and len(self._recent) > self.max_names:
+            old, _ = self._recent.popitem(last=False)
+            slot = self._slots.get(old)
+            if slot is not None:
+                for task in slot.starting:
+                    task.cancel()
+                while slot.ready:
+                    slot.ready.popleft().close()
+
+    def _slot(self, name: str) -> _Slot[T]:
+        self._check(name)
+        slot = self._slots.get(name)
+        if slot is None:
+            slot = self._slots[name] = _Slot()
+        return slot
+
+    def _top_up(self, name: str) -> None:
+        slot = self._slot(name)
+        if self._closed or (self.max_names is not None and name not in self._recent):
+            return
+        missing = self.size - len(slot.ready) - len(slot.starting)
+        for _ in range(max(0, missing)):
+            self.started += 1
+            task = asyncio.get_running_loop().create_task(
+                self._start(name), name=f"pool-start:{name}"
+            )
+            slot.starting.add(task)
+            task.add_done_callback(functools.partial(self._started, name))
+
+    def _started(self, name: str, task: asyncio.Task[T]) -> None:
+        slot = self._slots[name]
+        slot.starting.discard(task)
+        slot.changed.set()
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            # The waiter (if any) starts its own item and gets the error itself.
+            _log.warning("warm start of %r failed: %s", name, exc)
+            return
+        item = task.result()
+        if self._closed or (self.max_names is not None and name not in self._recent):
+            item.close()
+            return
+        slot.ready.append(item)
+
+
+class WarmPool(ReadyPool[McpProcess]):
+    """Started, uninitialised MCP server processes, ready per server name.
+
+    Args:
+        specs: The servers the pool may start, by name.
+        size: Processes kept ready per server (0: no pool, start on demand).
+        log_dir: Folder for each process's stderr (``<server>-<n>.log``); None discards
+            the servers' stderr.
+        start_timeout_s: Limit on one process start, in seconds.
+        call_timeout_s: Limit on each request to a process, in seconds.
+
+    Raises:
+        ValueError: ``size`` is negative.
+    """
+
+    def __init__(
+        self,
+        specs: Mapping[str, ServerSpec],
+        size: int,
+        *,
+        log_dir: Path | None = None,
+        start_timeout_s: float = 60.0,
+        call_timeout_s: float = 300.0,
+    ) -> None:
+        super().__init__(size)
+        self.specs = dict(specs)
+        self.log_dir = log_dir
+        self._start_timeout_s = start_timeout_s
+        self._call_timeout_s = call_timeout_s
+        self._seq = itertools.count(1)
+
+    def _check(self, name: str) -> None:
         if name not in self.specs:
             raise ConfigError(
                 f"no MCP server {name!r} in the pool (it has {sorted(self.specs)}); "
                 "declare it in the servers file"
             )
-        slot = self._slots.get(name)
-        if slot is None:
-            slot = self._slots[name] = _Slot()
-        return slot
+
+    def _names(self) -> list[str]:
+        return list(self.specs)
 
     async def _start(self, name: str) -> McpProcess:
         stderr_path = None
@@ -193,33 +299,3 @@ class WarmPool:
             start_timeout_s=self._start_timeout_s,
             call_timeout_s=self._call_timeout_s,
         )
-
-    def _top_up(self, name: str) -> None:
-        slot = self._slot(name)
-        if self._closed:
-            return
-        missing = self.size - len(slot.ready) - len(slot.starting)
-        for _ in range(max(0, missing)):
-            self.started += 1
-            task = asyncio.get_running_loop().create_task(
-                self._start(name), name=f"mcp-pool-start:{name}"
-            )
-            slot.starting.add(task)
-            task.add_done_callback(functools.partial(self._started, name))
-
-    def _started(self, name: str, task: asyncio.Task[McpProcess]) -> None:
-        slot = self._slots[name]
-        slot.starting.discard(task)
-        slot.changed.set()
-        if task.cancelled():
-            return
-        exc = task.exception()
-        if exc is not None:
-            # The waiter (if any) starts its own process and gets the error itself.
-            _log.warning("warm start of MCP server %r failed: %s", name, exc)
-            return
-        process = task.result()
-        if self._closed:
-            process.close()
-            return
-        slot.ready.append(process)

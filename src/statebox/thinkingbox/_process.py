@@ -32,7 +32,7 @@ import json
 import logging
 import os
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
@@ -157,20 +157,25 @@ class McpProcess:
                 quotes the end of its stderr when ``stderr_path`` is set).
         """
         proc = cls(spec, stderr_path=stderr_path, call_timeout_s=call_timeout_s)
-        proc._owner = asyncio.create_task(proc._run(), name=f"mcp-process:{spec.name}")
+        await proc._launch(start_timeout_s)
+        return proc
+
+    async def _launch(self, start_timeout_s: float) -> None:
+        """Start the owner task and wait until the server is ready (see `start`)."""
+        spec = self.spec
+        self._owner = asyncio.create_task(self._run(), name=f"mcp-process:{spec.name}")
         try:
             async with asyncio.timeout(start_timeout_s):
-                await asyncio.shield(proc._ready)
+                await asyncio.shield(self._ready)
         except TimeoutError:
-            await proc._kill()
+            await self._kill()
             raise BackendError(
                 f"MCP server {spec.name!r} did not start within {start_timeout_s} s "
-                f"(command {list(spec.command)}){_tail(stderr_path)}"
+                f"(command {list(spec.command)}){_tail(self._stderr_path)}"
             ) from None
         except BaseException:
-            await proc._kill()
+            await self._kill()
             raise
-        return proc
 
     @property
     def alive(self) -> bool:
@@ -339,7 +344,14 @@ class McpProcess:
             self._fail_queued(self._dead or "is closed")
             errlog.close()
 
-    async def _serve(self, params: StdioServerParameters, errlog: TextIO) -> None:
+    @contextlib.asynccontextmanager
+    async def _transport(
+        self, params: StdioServerParameters, errlog: TextIO
+    ) -> AsyncIterator[tuple[Any, Any]]:
+        """The server's message streams: a child process over stdio.
+
+        A subclass may start the server another way (`statebox.backends`: streamable HTTP).
+        """
         cm = stdio_client(params, errlog=errlog)
         async with cm as (read, write):
             # The SDK keeps the anyio Process in its generator's frame; we read the pid
@@ -347,6 +359,10 @@ class McpProcess:
             process = getattr(getattr(cm, "gen", None), "ag_frame", None)
             pid = getattr((process.f_locals if process else {}).get("process"), "pid", None)
             self.pid = pid if isinstance(pid, int) else None
+            yield read, write
+
+    async def _serve(self, params: StdioServerParameters, errlog: TextIO) -> None:
+        async with self._transport(params, errlog) as (read, write):
             relay_send, relay_recv = anyio.create_memory_object_stream[SessionMessage | Exception](
                 0
             )

@@ -61,6 +61,8 @@ class TbSession:
         processes: Server name → its process for this trial (the session owns them now).
         allowlist: Tool names the agent may call; None allows every listed tool.
         hidden: Tool names never shown or callable (beyond the reserved ones).
+        teardown: Call ``__reserved__teardown`` before stopping the servers (False for
+            servers without the ThinkingBox lifecycle, `statebox.backends`).
 
     Raises:
         BackendError: Two servers list the same visible tool name.
@@ -72,8 +74,10 @@ class TbSession:
         *,
         allowlist: Collection[str] | None = None,
         hidden: Collection[str] = (),
+        teardown: bool = True,
     ) -> None:
         self.processes = dict(processes)
+        self._teardown = teardown
         allowed = None if allowlist is None else frozenset(allowlist)
         hidden_set = frozenset(hidden)
         self._route: dict[str, str] = {}
@@ -174,7 +178,7 @@ class TbSession:
 
     async def _finish(self) -> None:
         for process in self.processes.values():
-            if process.alive:
+            if process.alive and self._teardown:
                 try:
                     await process.teardown()
                 except Exception as exc:  # teardown is best effort; record and stop anyway

@@ -3,6 +3,7 @@
 from statebox.world._canonical import RowKey, Scalar, canonical_value, state_hash
 from statebox.world._field_policy import ExcludedField, FieldPolicy
 from statebox.world._state import RowEffect, State, apply_effects, effects
+from statebox.world._view import WorldQueryError, WorldView
 from statebox.world._world import TableInfo, World, WorldTemplate, WorldTx
 
 __all__ = [
@@ -14,8 +15,10 @@ __all__ = [
     "State",
     "TableInfo",
     "World",
+    "WorldQueryError",
     "WorldTemplate",
     "WorldTx",
+    "WorldView",
     "apply_effects",
     "canonical_value",
     "effects",

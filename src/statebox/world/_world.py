@@ -308,6 +308,30 @@ class World:
         finally:
             self.conn.execute("PRAGMA query_only = OFF")
 
+    def column_values(self, table: str, column: str, limit: int) -> list[Scalar]:
+        """Up to ``limit`` distinct non-null values of a column, in ascending order."""
+        rows = self.conn.execute(
+            f'SELECT DISTINCT "{column}" FROM "{table}" WHERE "{column}" IS NOT NULL '
+            f'ORDER BY "{column}" LIMIT ?',
+            [limit],
+        )
+        return [canonical_value(r[0]) for r in rows]
+
+    def set_value(self, table: str, key: Mapping[str, Scalar], column: str, value: Scalar) -> bool:
+        """Set one field outside any tool (mutation testing); False when the schema refuses it."""
+        where = " AND ".join(f'"{c}" = ?' for c in key)
+        try:
+            self.conn.execute("SAVEPOINT mutant")
+            self.conn.execute(
+                f'UPDATE "{table}" SET "{column}" = ? WHERE {where}', [value, *key.values()]
+            )
+            self.conn.execute("RELEASE mutant")
+        except sqlite3.Error:
+            self.conn.execute("ROLLBACK TO mutant")
+            self.conn.execute("RELEASE mutant")
+            return False
+        return True
+
     def close(self) -> None:
         """Release the database."""
         self.conn.close()
