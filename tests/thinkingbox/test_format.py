@@ -22,7 +22,13 @@ ORDERS = [
     {"id": "O2", "customer_id": "C1", "status": "shipped", "total": 15, "note": None},
 ]
 C1 = {"id": "C1", "name": "Ada Lovelace", "email": "ada@example.com"}
-SOURCES = [{"name": "faq.md", "snippets": ["Refunds take 5 days."]}]
+SOURCES = [
+    {"name": "faq.md", "snippets": ["Refunds take 5 days."]},
+    {
+        "name": "shipping.md",
+        "snippets": ["Orders ship within 2 days. Express shipping costs 9 euros and arrives next day."],
+    },
+]
 
 
 def _dataset(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -86,7 +92,9 @@ def test_fixture_loads_in_list_order_with_tasks() -> None:
     assert first.function == "test_cancel_order"
     assert first.scenario == "tiny_shop"
     assert first.servers == ("tiny_shop",)
-    assert first.tools == ("get_order", "cancel_order", "update_order", "list_orders", "fail_hard")
+    assert first.tools == (
+        "get_order", "cancel_order", "update_order", "list_orders", "fail_hard", "search_policy"
+    )
     assert first.policy.startswith("You are Tiny Shop's support agent.")
     assert first.query == "Please cancel my order O1, I changed my mind."
     assert first.rubrics_yesno == ("Does the response confirm the cancellation?",)

@@ -260,6 +260,41 @@ def run(
             rich_help_panel="ThinkingBox datasets",
         ),
     ] = 60.0,
+    typesense_url: Annotated[
+        str | None,
+        typer.Option(
+            help="Index knowledge-base sources in this Typesense (http://HOST:PORT) instead "
+            "of statebox's built-in search service (key: $STATEBOX_TYPESENSE_API_KEY, else "
+            "the servers file's).",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = None,
+    fork_server: Annotated[
+        bool,
+        typer.Option(
+            "--fork-server/--no-fork-server",
+            help="Fork each trial's fresh server processes from one pre-imported parent "
+            "per server (servers that cannot be forked start plainly).",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = True,
+    tool_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=1.0,
+            max=3600.0,
+            help="Seconds one server tool call may take (default 300).",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = None,
+    preset: Annotated[
+        str | None,
+        typer.Option(
+            help="A published protocol in one flag: thinkingbox (20 trials, agent "
+            "temperature 1.0, user 0.3, judge 0, 4096 output tokens, 10 user follow-ups, "
+            "600 s per trial, 300 s per tool call, 5 retries). Flags override it.",
+        ),
+    ] = None,
 ) -> None:
     """Run a campaign (default: the built-in suite, the fault-injection agent, 5 trials)."""
     from statebox.cli._thinkingbox import TbOptions
@@ -281,6 +316,7 @@ def run(
         if suite is None and not tasks and tb_planned is None and thinkingbox is None:
             suite, tasks = planned.suite, planned.tasks
         agent = agent or planned.agents
+        preset = preset or planned.preset
     flags: dict[str, Any] = {
         "suite": suite,
         "trials": trials,
@@ -294,7 +330,13 @@ def run(
         "models_file": models,
         "pricing_file": pricing,
         "think": think,
+        "tool_timeout_s": tool_timeout,
     }
+    from statebox.cli._preset import apply_preset
+
+    preset_applied = apply_preset(preset, flags)
+    flags = preset_applied.flags
+    tool_timeout_s = float(flags.pop("tool_timeout_s") or 300.0)
     try:
         settings = Settings.model_validate({k: v for k, v in flags.items() if v is not None})
     except ValueError as exc:
@@ -313,6 +355,9 @@ def run(
             hidden_tools=hide_tool,
             warm=warm_pool,
             check_timeout_s=check_timeout,
+            typesense_url=typesense_url,
+            fork_server=fork_server,
+            tool_timeout_s=tool_timeout_s,
         )
     elif resume and tb_planned is not None:
         tb = tb_planned
@@ -324,6 +369,7 @@ def run(
                 ("--tb-servers", tb_servers),
                 ("--server-python", server_python),
                 ("--hide-tool", hide_tool),
+                ("--typesense-url", typesense_url),
             )
             if value
         ]
@@ -374,7 +420,10 @@ def run(
         models=roles.labels,
         agent_specs=tuple(agent or [settings.agent]),
         environments=tb_run.environments if tb_run else {},
-        source_settings={"thinkingbox": tb.to_manifest()} if tb else {},
+        source_settings={
+            **({"thinkingbox": tb.to_manifest()} if tb else {}),
+            **({"preset": preset_applied.manifest} if preset_applied.manifest else {}),
+        },
     )
     from statebox.cli._progress import make_progress
     from statebox.cli._scale import executor_for
@@ -443,6 +492,7 @@ class _Planned(NamedTuple):
     agents: list[str] | None
     thinkingbox: Any = None  # TbOptions when the campaign ran a ThinkingBox dataset
     concurrency: int | None = None
+    preset: str | None = None
 
 
 def _planned(out: Path) -> _Planned:
@@ -458,15 +508,17 @@ def _planned(out: Path) -> _Planned:
     tb = m.settings.get("thinkingbox")
     raw = m.settings.get("concurrency")
     concurrency = raw if isinstance(raw, int) else None
+    raw_preset = m.settings.get("preset")
+    preset = raw_preset.get("name") if isinstance(raw_preset, dict) else None
     if isinstance(tb, dict):
         from statebox.cli._thinkingbox import TbOptions
 
         return _Planned(
-            m.trials, m.seed, None, None, agents, TbOptions.from_manifest(tb), concurrency
+            m.trials, m.seed, None, None, agents, TbOptions.from_manifest(tb), concurrency, preset
         )
     suite = source.removeprefix("suite:") if source.startswith("suite:") else None
     tasks = None if suite else [Path(p) for p in source.split(", ")]
-    return _Planned(m.trials, m.seed, suite, tasks, agents, None, concurrency)
+    return _Planned(m.trials, m.seed, suite, tasks, agents, None, concurrency, preset)
 
 
 @app.command()

@@ -21,6 +21,11 @@ POLICY_SEARCH_TOOLS = frozenset({"knowledge_base_search_policy", "search_policy"
 """The v1.0 scenarios' policy-search tools: they need the search service that the
 knowledge-base ``sources`` feed, so ``--drop-sources`` hides them from agents."""
 
+SEARCH_BUILTIN = "builtin"
+"""`TbOptions.search`: statebox's own search service (`SearchService`)."""
+SEARCH_NONE = "none"
+"""`TbOptions.search` with ``--drop-sources``: no service at all."""
+
 
 class TbOptions(NamedTuple):
     """The ThinkingBox options of ``statebox run``."""
@@ -43,6 +48,13 @@ class TbOptions(NamedTuple):
     """Server processes kept ready per server."""
     check_timeout_s: float
     """Limit of one check function, in seconds."""
+    search: str = SEARCH_BUILTIN
+    """Knowledge-base search: ``builtin`` (statebox's service), a Typesense base URL
+    (``--typesense-url``), or ``none`` (``--drop-sources``)."""
+    fork_server: bool = True
+    """Fork each trial's server processes from a pre-imported parent per server."""
+    tool_timeout_s: float = 300.0
+    """Limit of one tool call (and of init/effects), in seconds."""
 
     @classmethod
     def build(
@@ -57,6 +69,9 @@ class TbOptions(NamedTuple):
         hidden_tools: list[str] | None,
         warm: int,
         check_timeout_s: float,
+        typesense_url: str | None = None,
+        fork_server: bool = True,
+        tool_timeout_s: float = 300.0,
     ) -> TbOptions:
         """Options from the command line, defaults filled in.
 
@@ -64,8 +79,20 @@ class TbOptions(NamedTuple):
         the thinkingbox-data repository); the server python to this one.
 
         Raises:
-            ConfigError: The dataset folder, test list or servers file does not exist.
+            ConfigError: The dataset folder, test list or servers file does not exist,
+                a bad ``--typesense-url``, or it given with ``--drop-sources``.
         """
+        from statebox.thinkingbox._search import parse_typesense_url
+
+        if typesense_url is not None and drop_sources:
+            raise ConfigError("--typesense-url and --drop-sources exclude each other")
+        search = (
+            SEARCH_NONE
+            if drop_sources
+            else parse_typesense_url(typesense_url)
+            if typesense_url is not None
+            else SEARCH_BUILTIN
+        )
         dataset = dataset.resolve()
         if not (dataset / "test_case").is_dir() or not (dataset / "scenario").is_dir():
             raise ConfigError(f"{dataset}: not a ThinkingBox dataset (no test_case/ + scenario/)")
@@ -84,6 +111,9 @@ class TbOptions(NamedTuple):
             hidden_tools=tuple(hidden_tools or ()),
             warm=warm,
             check_timeout_s=check_timeout_s,
+            search=search,
+            fork_server=fork_server,
+            tool_timeout_s=tool_timeout_s,
         )
 
     def to_manifest(self) -> dict[str, Any]:
@@ -108,6 +138,11 @@ class TbOptions(NamedTuple):
             hidden_tools=tuple(data.get("hidden_tools") or ()),
             warm=int(data["warm"]),
             check_timeout_s=float(data["check_timeout_s"]),
+            # Campaigns from before these options ran without a search service and
+            # without fork servers (those are what they then did).
+            search=str(data.get("search", SEARCH_NONE)),
+            fork_server=bool(data.get("fork_server", False)),
+            tool_timeout_s=float(data.get("tool_timeout_s", 300.0)),
         )
 
     @property
@@ -134,6 +169,9 @@ def _python(given: str | None) -> str:
 def open_dataset(options: TbOptions, log_dir: Path | None = None) -> Any:
     """Load the dataset and build its environments (a `ThinkingBoxRun`; close it).
 
+    With ``search == "builtin"`` this starts statebox's search service (stopped by the
+    run's ``aclose``) when some case carries ``sources``.
+
     Args:
         options: The ThinkingBox options.
         log_dir: Where each server process's stderr goes (None: discarded).
@@ -141,9 +179,16 @@ def open_dataset(options: TbOptions, log_dir: Path | None = None) -> Any:
     Raises:
         TaskSpecError: A malformed test file, test list or scenario.
         ConfigError: A bad servers file, or a server the cases need is not in it.
+        BackendError: The search service could not start.
     """
     try:
-        from statebox.thinkingbox import load_dataset, load_servers, open_thinkingbox
+        from statebox.thinkingbox import (
+            SearchService,
+            SearchTarget,
+            load_dataset,
+            load_servers,
+            open_thinkingbox,
+        )
     except ImportError as exc:
         raise ConfigError(
             f"ThinkingBox datasets need the MCP client ({exc.name} is missing): "
@@ -168,11 +213,31 @@ def open_dataset(options: TbOptions, log_dir: Path | None = None) -> Any:
             )
         hidden |= set(searches)
     servers = load_servers(options.servers, python=options.server_python)
-    return open_thinkingbox(
-        suite,
-        servers,
-        warm=options.warm,
-        hidden_tools=frozenset(hidden),
-        check_timeout_s=options.check_timeout_s,
-        log_dir=log_dir,
+    needs_search = any(
+        isinstance(cfg, dict) and cfg.get("sources") for c in suite.cases for cfg in c.init.values()
     )
+    service = None
+    target = None
+    if needs_search and options.search == SEARCH_BUILTIN:
+        service = SearchService(log_path=log_dir / "search-service.log" if log_dir else None)
+        service.start()
+    elif needs_search and options.search != SEARCH_NONE:
+        target = SearchTarget(options.search, os.environ.get("STATEBOX_TYPESENSE_API_KEY"))
+    try:
+        return open_thinkingbox(
+            suite,
+            servers,
+            warm=options.warm,
+            hidden_tools=frozenset(hidden),
+            check_timeout_s=options.check_timeout_s,
+            log_dir=log_dir,
+            fork_server=options.fork_server,
+            search=target,
+            search_service=service,
+            call_timeout_s=options.tool_timeout_s,
+            on_notice=lambda m: err_console.print(f"note: {m}", style="yellow", highlight=False),
+        )
+    except BaseException:
+        if service is not None:
+            service.stop()
+        raise

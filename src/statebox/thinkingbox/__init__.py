@@ -12,15 +12,20 @@ from statebox.thinkingbox._environment import (
     ThinkingBoxRun,
     open_thinkingbox,
 )
+from statebox.thinkingbox._forkserver import ForkServer
 from statebox.thinkingbox._format import TbCase, TbScenario, TbSuite, load_dataset
 from statebox.thinkingbox._judge import TbJudge
 from statebox.thinkingbox._pool import WarmPool
 from statebox.thinkingbox._process import McpProcess
+from statebox.thinkingbox._search import SearchService, SearchTarget
 from statebox.thinkingbox._servers import ServerSpec, load_servers
 from statebox.thinkingbox._session import TbSession
 
 __all__ = [
+    "ForkServer",
     "McpProcess",
+    "SearchService",
+    "SearchTarget",
     "ServerSpec",
     "TbCase",
     "TbJudge",

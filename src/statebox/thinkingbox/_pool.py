@@ -11,6 +11,14 @@ running, and starts its own process only when none is.
 Size 0 is no pool: every acquire starts a process on demand. The first acquire (or
 `WarmPool.warm`) fills the pool for every server it knows, so build it with the
 servers a run needs, not a whole servers file.
+
+With ``fork_server=True`` a process start is a fork of the server's `ForkServer` (one
+per server, started on first use), a few milliseconds instead of a second; a server
+that cannot be forked (its command is not ``{python} -m MODULE``/``{python} SCRIPT``,
+no fork on this platform, its import fails or leaves threads running) falls back to
+plain processes, and ``on_notice`` gets a message saying so. ``extra_env`` (the search
+service's address) is given to every server process; plain processes then start
+through statebox's launcher so that it takes effect.
 """
 
 from __future__ import annotations
@@ -21,11 +29,12 @@ import itertools
 import logging
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from statebox.errors import BackendError, ConfigError
+from statebox.thinkingbox._forkserver import ForkServer, describe_fallback, launch_command
 from statebox.thinkingbox._process import McpProcess
 from statebox.thinkingbox._servers import ServerSpec
 
@@ -54,6 +63,9 @@ class WarmPool:
             the servers' stderr.
         start_timeout_s: Limit on one process start, in seconds.
         call_timeout_s: Limit on each request to a process, in seconds.
+        fork_server: Fork fresh processes from one pre-imported parent per server.
+        extra_env: Variables laid over each server's own ``env``.
+        on_notice: Receives the message of a server that falls back to plain processes.
 
     Attributes:
         started: Process starts begun so far (refills and on-demand starts).
@@ -72,10 +84,29 @@ class WarmPool:
         log_dir: Path | None = None,
         start_timeout_s: float = 60.0,
         call_timeout_s: float = 300.0,
+        fork_server: bool = False,
+        extra_env: Mapping[str, str] | None = None,
+        on_notice: Callable[[str], None] | None = None,
     ) -> None:
         if size < 0:
             raise ValueError(f"pool size must be 0 or more, not {size}")
-        self.specs = dict(specs)
+        env = dict(extra_env or {})
+        self.specs = {
+            name: spec.model_copy(
+                update={
+                    "env": {**spec.env, **env},
+                    "command": launch_command(spec) if env else spec.command,
+                }
+            )
+            for name, spec in specs.items()
+        }
+        self.raw_specs = dict(specs)
+        self.fork_server = fork_server
+        self.forks: dict[str, ForkServer | None] = {}
+        """Server name → its fork server, or None where it fell back to plain processes."""
+        self._fork_starts: dict[str, asyncio.Task[ForkServer | None]] = {}
+        self._extra_env = env
+        self._on_notice = on_notice
         self.size = size
         self.log_dir = log_dir
         self.started = 0
@@ -160,6 +191,9 @@ class WarmPool:
         Processes already handed out are their callers' to close.
         """
         self._closed = True
+        for task in self._fork_starts.values():
+            if not task.done():
+                task.cancel()
         starting = [t for slot in self._slots.values() for t in slot.starting]
         for task in starting:
             task.cancel()
@@ -170,6 +204,55 @@ class WarmPool:
             slot.ready.clear()
             slot.changed.set()
         await asyncio.gather(*(p.aclose() for p in ready), return_exceptions=True)
+        await asyncio.gather(*self._fork_starts.values(), return_exceptions=True)
+        forks = [f for f in self.forks.values() if f is not None]
+        await asyncio.gather(*(f.aclose() for f in forks), return_exceptions=True)
+
+    async def fork_servers(self) -> dict[str, ForkServer | None]:
+        """Start the fork server of every server (with ``fork_server``); which fell back.
+
+        Returns:
+            Server name → its fork server, or None for a plain-process fallback.
+        """
+        if self.fork_server:
+            for name in self.specs:
+                await self._fork_server(name)
+        return dict(self.forks)
+
+    async def _fork_server(self, name: str) -> ForkServer | None:
+        if not self.fork_server or self._closed:
+            return None
+        task = self._fork_starts.get(name)
+        if task is None:
+            task = self._fork_starts[name] = asyncio.get_running_loop().create_task(
+                self._start_fork_server(name), name=f"mcp-fork-server:{name}"
+            )
+        return await asyncio.shield(task)
+
+    async def _start_fork_server(self, name: str) -> ForkServer | None:
+        log_path = None
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            log_path = self.log_dir / f"{name}-fork-server.log"
+        try:
+            forks: ForkServer | None = await ForkServer.start(
+                self.raw_specs[name].model_copy(
+                    update={"env": {**self.raw_specs[name].env, **self._extra_env}}
+                ),
+                log_path=log_path,
+                start_timeout_s=max(self._start_timeout_s, 60.0),
+            )
+        except BackendError as exc:
+            forks = None
+            message = describe_fallback(name, exc)
+            _log.warning("%s", message)
+            if self._on_notice is not None:
+                self._on_notice(message)
+        if forks is not None and self._closed:
+            await forks.aclose()
+            forks = None
+        self.forks[name] = forks
+        return forks
 
     def _slot(self, name: str) -> _Slot:
         if name not in self.specs:
@@ -187,11 +270,15 @@ class WarmPool:
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             stderr_path = self.log_dir / f"{name}-{next(self._seq)}.log"
+        forks = await self._fork_server(name)
+        if forks is not None and not forks.alive:
+            raise BackendError(f"the fork server of MCP server {name!r} has exited")
         return await McpProcess.start(
             self.specs[name],
             stderr_path=stderr_path,
             start_timeout_s=self._start_timeout_s,
             call_timeout_s=self._call_timeout_s,
+            forks=forks,
         )
 
     def _top_up(self, name: str) -> None:
