@@ -56,6 +56,7 @@ from statebox.records import (
 from statebox.registry import Registry
 from statebox.runner._environment import Environment, TrialJudge
 from statebox.runner._executor import RecordSink, TrialExecutor
+from statebox.runner._faults import golden_write_calls, warn_inapplicable_faults
 from statebox.runner._progress import NullProgress, ProgressSink
 from statebox.tasks import Task, WorldCache, bundle_hash
 from statebox.users import ScriptedUser
@@ -250,11 +251,12 @@ class _Runner:
         t_episode = t_judge = 0.0
         actor: Agent | None = None
         try:
-            # An environment's tools carry no mutating flag: the fault agent then has no
-            # writes to perturb.
             tools = domain.tools if isinstance(domain, Domain) else {}
             mutating = frozenset(n for n, s in tools.items() if s.mutates)
-            actor = agent(TrialContext(task, trial, self.c.seed, mutating, episode))
+            write_calls = await golden_write_calls(domain, task, agent)
+            ctx = TrialContext(task, trial, self.c.seed, mutating, episode, write_calls)
+            warn_inapplicable_faults(agent, ctx, domain)
+            actor = agent(ctx)
             obs = await episode.reset()
             try:
                 async with asyncio.timeout(self.c.trial_timeout_s):

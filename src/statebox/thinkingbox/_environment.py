@@ -13,9 +13,10 @@ with `ThinkingBoxRun.aclose` (it stops every server process).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from statebox.episode import EpisodeOutcome
 from statebox.errors import BackendError, ConfigError
@@ -59,6 +60,7 @@ class ThinkingBoxEnvironment:
     ) -> None:
         self.name = name
         self._search = search
+        self._writes: dict[str, asyncio.Task[tuple[bool, ...]]] = {}
         self._cases = dict(cases)
         self._pool = pool
         self._hidden = hidden_tools
@@ -115,6 +117,29 @@ class ThinkingBoxEnvironment:
                 process.close()
             raise
         return TbSession(processes, allowlist=case.tools, hidden=self._hidden)
+
+    async def golden_writes(self, task: Task) -> tuple[bool, ...]:
+        """Per golden call of ``task``: whether it changes a server's state.
+
+        Found once per task by a golden replay on fresh processes with a state read
+        after each call (`probe_golden`), then remembered.
+
+        Raises:
+            BackendError: The replay's servers failed.
+        """
+        from statebox.thinkingbox._probe import probe_golden
+
+        job = self._writes.get(task.id)
+        if job is None or (job.done() and job.exception() is not None):
+            job = self._writes[task.id] = asyncio.get_running_loop().create_task(
+                self._probe_writes(task, probe_golden)
+            )
+        return await asyncio.shield(job)
+
+    async def _probe_writes(self, task: Task, probe: Any) -> tuple[bool, ...]:
+        result = await probe(self, task)
+        writes: tuple[bool, ...] = result.writes
+        return writes
 
     def trial_judge(self, rubric: RubricJudge | None) -> _TrialJudge:
         """The judge of this scenario's trials (``rubric`` answers yes/no questions)."""

@@ -113,13 +113,13 @@ class SearchService:
         """
         if self._proc is not None:
             return self
+        if self.log_path is not None:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
         err = (
             self.log_path.open("ab")
             if self.log_path is not None
             else open(os.devnull, "wb")  # noqa: SIM115 - handed to the child, closed below
         )
-        if self.log_path is not None:
-            self.log_path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._proc = subprocess.Popen(
                 [self.python, "-I", str(_MAIN), "--port", "0"],

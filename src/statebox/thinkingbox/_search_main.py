@@ -19,7 +19,7 @@ the ``typesense`` client):
 Search semantics (docs/thinkingbox.md says how they differ from Typesense):
 
 - text: the query's words (or its quoted phrases) are matched with FTS5 over the
-  ``query_by`` string fields and ranked by BM25 within the collection; ``text_match``
+  ``query_by`` string fields and ranked by BM25 (Lucene's IDF) within the collection; ``text_match``
   is the BM25 score times 10^6 as an integer (higher is better);
 - a query that names an ``embedding`` field in ``query_by`` is Typesense's hybrid
   search: every document of the collection is a hit, and ``vector_distance`` —
@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import signal
@@ -50,6 +51,7 @@ import sqlite3
 import sys
 import threading
 import time
+import unicodedata
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -60,7 +62,8 @@ MAX_IN_FLIGHT = 64
 MAX_COLLECTIONS = 20_000
 """Collections alive at once (each trial's init makes one; teardown deletes it)."""
 _LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1"}
-_WORD = re.compile(r"\w+", re.UNICODE)
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+"""A token as FTS5's default tokenizer (unicode61) cuts them: letters and digits."""
 _PHRASE = re.compile(r'"([^"]*)"')
 
 
@@ -111,6 +114,11 @@ class Index:
                 + (f", {cols}" if cols else "")
                 + ")"
             )
+            # Every token occurrence (term, doc rowid, column): the term and document
+            # frequencies and lengths that BM25 needs, from FTS5's own tokenizer.
+            self._db.execute(
+                f'CREATE VIRTUAL TABLE "{table}_v" USING fts5vocab("{table}_fts", instance)'
+            )
             record = {
                 "name": name,
                 "fields": fields,
@@ -135,6 +143,7 @@ class Index:
             record = self._collection(name)
             table = self._tables.pop(name)
             del self._collections[name]
+            self._db.execute(f'DROP TABLE "{table}_v"')
             self._db.execute(f'DROP TABLE "{table}_rows"')
             self._db.execute(f'DROP TABLE "{table}_fts"')
             return _public(record)
@@ -209,7 +218,7 @@ class Index:
                 if f not in declared:
                     raise ApiError(404, f"Could not find a field named `{f}` in the schema.")
             hybrid = any(declared[f].get("type") == "float[]" for f in query_by)
-            text_cols = [f"f_{fields.index(f)}" for f in query_by if f in fields]
+            text_cols = [fields.index(f) for f in query_by if f in fields]
             rows = self._db.execute(f'SELECT doc_id, doc FROM "{table}_rows"').fetchall()
             docs = {doc_id: json.loads(doc) for doc_id, doc in rows}
             scores = self._bm25(table, text_cols, q)
@@ -235,20 +244,65 @@ class Index:
         }
         return response
 
-    def _bm25(self, table: str, cols: list[str], q: str) -> dict[str, float]:
-        for match in _match_expressions(q, cols):
+    def _bm25(self, table: str, cols: list[int], q: str) -> dict[str, float]:
+        """BM25 of the documents that match ``q`` (doc id → score, higher is better).
+
+        FTS5 finds the matching documents; the score is BM25 with k1 = 1.2, b = 0.75
+        and Lucene's IDF, ln(1 + (N - n + 0.5) / (n + 0.5)), over FTS5's token counts
+        in the ``query_by`` columns. (FTS5's own ``bm25()`` floors the IDF of a term in
+        half the documents or more at 1e-6, which ranks a collection of a few whole
+        policies by noise.)
+        """
+        names = [f"f_{c}" for c in cols]
+        for match in _match_expressions(q, names):
             try:
                 found = self._db.execute(
-                    f'SELECT doc_id, bm25("{table}_fts") FROM "{table}_fts" '
-                    f'WHERE "{table}_fts" MATCH ?',
+                    f'SELECT rowid, doc_id FROM "{table}_fts" WHERE "{table}_fts" MATCH ?',
                     (match,),
                 ).fetchall()
             except sqlite3.OperationalError as exc:
                 raise ApiError(400, f"Could not parse the query: {exc}") from None
             if found:
-                # FTS5's bm25() is negative, more negative = better.
-                return {doc_id: -float(score) for doc_id, score in found}
+                return self._score(table, cols, dict(found), _terms(q))
         return {}
+
+    def _score(
+        self, table: str, cols: list[int], matched: dict[int, str], terms: list[str]
+    ) -> dict[str, float]:
+        marks = ",".join("?" * len(cols))
+        lengths = dict(
+            self._db.execute(
+                f'SELECT doc, count(*) FROM "{table}_v" WHERE col IN ({marks}) GROUP BY doc',
+                [f"f_{c}" for c in cols],
+            ).fetchall()
+        )
+        n_docs = self._db.execute(f'SELECT count(*) FROM "{table}_rows"').fetchone()[0]
+        avg = (sum(lengths.values()) / n_docs) if n_docs else 0.0
+        tf: dict[tuple[str, int], int] = {}
+        df: dict[str, set[int]] = {}
+        if terms:
+            term_marks = ",".join("?" * len(terms))
+            for term, doc, count in self._db.execute(
+                f'SELECT term, doc, count(*) FROM "{table}_v" '
+                f"WHERE term IN ({term_marks}) AND col IN ({marks}) GROUP BY term, doc",
+                [*terms, *(f"f_{c}" for c in cols)],
+            ):
+                tf[(term, doc)] = count
+                df.setdefault(term, set()).add(doc)
+        k1, b = 1.2, 0.75
+        scores: dict[str, float] = {}
+        for rowid, doc_id in matched.items():
+            dl = lengths.get(rowid, 0)
+            norm = k1 * (1 - b + b * (dl / avg if avg else 0.0))
+            score = 0.0
+            for term in terms:
+                f = tf.get((term, rowid), 0)
+                if f:
+                    n = len(df[term])
+                    idf = math.log(1 + (n_docs - n + 0.5) / (n + 0.5))
+                    score += idf * f * (k1 + 1) / (f + norm)
+            scores[doc_id] = score
+        return scores
 
 
 def _public(record: dict[str, Any]) -> dict[str, Any]:
@@ -270,6 +324,14 @@ def _int(value: Any, default: int) -> int:
         return default
 
 
+def _terms(q: str) -> list[str]:
+    """The distinct tokens of ``q``, lowercased without diacritics (as unicode61 folds)."""
+    folded = "".join(
+        ch for ch in unicodedata.normalize("NFKD", q.lower()) if not unicodedata.combining(ch)
+    )
+    return list(dict.fromkeys(_WORD.findall(folded)))
+
+
 def _match_expressions(q: str, cols: list[str]) -> list[str]:
     """FTS5 MATCH expressions over ``cols``, tried in order until one finds something.
 
@@ -279,12 +341,12 @@ def _match_expressions(q: str, cols: list[str]) -> list[str]:
     if not cols or not q.strip() or q.strip() == "*":
         return []
     scope = "{" + " ".join(cols) + "} : "
-    phrases = [" ".join(_WORD.findall(p.lower())) for p in _PHRASE.findall(q)]
+    phrases = [" ".join(_terms(p)) for p in _PHRASE.findall(q)]
     phrases = [f'"{p}"' for p in phrases if p]
     if phrases:
         tries = [" AND ".join(phrases)] + ([" OR ".join(phrases)] if len(phrases) > 1 else [])
         return [scope + f"({t})" for t in tries]
-    words = list(dict.fromkeys(_WORD.findall(q.lower())))
+    words = _terms(q)
     return [scope + "(" + " OR ".join(f'"{w}"' for w in words) + ")"] if words else []
 
 
