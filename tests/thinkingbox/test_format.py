@@ -154,7 +154,7 @@ def test_names_add_entries_and_no_list_loads_every_test() -> None:
     only = load_dataset(DATASET, names=["tiny_shop_extra.py:test_list_orders"])
     assert [c.ref for c in only.cases] == ["tiny_shop_extra.py:test_list_orders"]
     everything = load_dataset(DATASET)
-    assert len(everything.cases) == 7  # group1 (5) + rubric variant (1) + extra (1)
+    assert len(everything.cases) == 8  # group1 (5) + rubric variant (1) + weak (1) + extra (1)
     assert "tiny_shop_group1.py:test_cancel_order" in {c.ref for c in everything.cases}
 
 

@@ -33,6 +33,8 @@ class GoldenProbe(NamedTuple):
     """Per golden call: whether the server answered without a tool error."""
     final: dict[str, Any]
     """Server name → its ``result_db_state`` after the last call."""
+    schemas: dict[str, dict[str, Any]]
+    """Tool name → input JSON schema, of the tools the agent is offered."""
 
 
 def _states(effects: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
@@ -66,7 +68,8 @@ async def probe_golden(
             before = after
         if not writes:
             final = _states(await session.effects())
-        return GoldenProbe(tuple(writes), tuple(ok), final)
+        schemas = {t.name: dict(t.input_schema) for t in session.tools()}
+        return GoldenProbe(tuple(writes), tuple(ok), final, schemas)
     finally:
         await session.aclose()
 
