@@ -392,12 +392,12 @@ def run(
         label = "thinkingbox" if tb else settings.suite if not tasks else "tasks"
         out = settings.runs_dir / f"{label}-{agents[0].agent_id}-{stamp}"
     tb_run = None
-    if tb is not None and executor == "ray":
-        raise ConfigError("ThinkingBox datasets run with --executor local only")
     if tb is not None:
         # More ready servers than trials in flight would only cost memory.
         tb = tb._replace(warm=min(tb.warm, settings.concurrency))
-        tb_run = open_dataset(tb, log_dir=out / "server-logs")
+        # On Ray the workers run the trials: each builds the dataset's environments
+        # itself (and its node's search service); the driver's only plan.
+        tb_run = open_dataset(tb, log_dir=out / "server-logs", start_search=executor != "ray")
         task_list, source = tb_run.tasks, tb.source
     elif tasks:
         task_list, source = load_tasks(tasks), ", ".join(str(p) for p in tasks)
@@ -431,6 +431,10 @@ def run(
     pool = executor_for(
         executor, settings, domain or [], campaign.agent_specs, ray_address, ray_workers
     )
+    if pool is not None and tb is not None:
+        from statebox.cli._thinkingbox import TbWorkerSetup
+
+        pool.setup = TbWorkerSetup(pool.setup, tb, str((out / "server-logs").resolve()))
     if pool is not None and ray_address is None:
         from statebox.cli._scale import local_ray_notice
 

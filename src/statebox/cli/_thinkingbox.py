@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 from statebox.cli._app import err_console
 from statebox.errors import ConfigError
 
-__all__ = ["POLICY_SEARCH_TOOLS", "TbOptions", "open_dataset"]
+__all__ = ["POLICY_SEARCH_TOOLS", "SearchNode", "TbOptions", "TbWorkerSetup", "open_dataset"]
 
 POLICY_SEARCH_TOOLS = frozenset({"knowledge_base_search_policy", "search_policy"})
 """The v1.0 scenarios' policy-search tools: they need the search service that the
@@ -166,7 +166,13 @@ def _python(given: str | None) -> str:
     return os.path.abspath(found)
 
 
-def open_dataset(options: TbOptions, log_dir: Path | None = None) -> Any:
+def open_dataset(
+    options: TbOptions,
+    log_dir: Path | None = None,
+    *,
+    search: Any = None,
+    start_search: bool = True,
+) -> Any:
     """Load the dataset and build its environments (a `ThinkingBoxRun`; close it).
 
     With ``search == "builtin"`` this starts statebox's search service (stopped by the
@@ -175,6 +181,9 @@ def open_dataset(options: TbOptions, log_dir: Path | None = None) -> Any:
     Args:
         options: The ThinkingBox options.
         log_dir: Where each server process's stderr goes (None: discarded).
+        search: A `SearchTarget` already running for the built-in search (a Ray node's
+            shared service); None starts one when needed.
+        start_search: False: start none (a driver whose trials run elsewhere).
 
     Raises:
         TaskSpecError: A malformed test file, test list or scenario.
@@ -218,7 +227,9 @@ def open_dataset(options: TbOptions, log_dir: Path | None = None) -> Any:
     )
     service = None
     target = None
-    if needs_search and options.search == SEARCH_BUILTIN:
+    if needs_search and options.search == SEARCH_BUILTIN and search is not None:
+        target = search
+    elif needs_search and options.search == SEARCH_BUILTIN and start_search:
         service = SearchService(log_path=log_dir / "search-service.log" if log_dir else None)
         service.start()
     elif needs_search and options.search != SEARCH_NONE:
@@ -241,3 +252,69 @@ def open_dataset(options: TbOptions, log_dir: Path | None = None) -> Any:
         if service is not None:
             service.stop()
         raise
+
+
+class SearchNode:
+    """The built-in search service of one Ray node (a `NodeService` factory, picklable)."""
+
+    def __init__(self) -> None:
+        self._service: Any = None
+
+    def start(self) -> tuple[str, str | None]:
+        """Start it; return its URL and key."""
+        from statebox.thinkingbox import SearchService
+
+        self._service = SearchService().start()
+        target = self._service.target
+        return target.url, target.api_key
+
+    def stop(self) -> None:
+        """Stop it."""
+        if self._service is not None:
+            self._service.stop()
+
+
+class TbWorkerSetup(NamedTuple):
+    """A Ray worker's recipe for a ThinkingBox campaign: the base kit (models) plus the
+    dataset's environments over the worker's own server processes, sharing its node's
+    search service (`SearchNode`)."""
+
+    base: Any
+    """The worker setup of the rest of the run (`CliSetup`)."""
+    options: TbOptions
+    """The dataset's options, as the driver resolved them."""
+    log_dir: str | None
+    """Folder for the servers' stderr (on the worker's node)."""
+    node: tuple[str, str | None] | None = None
+    """The node's search service (URL, key), once `on_node` gave it."""
+
+    builds_environments = True
+
+    @property
+    def node_service(self) -> SearchNode | None:
+        """One search service per node when the dataset uses the built-in one."""
+        return SearchNode() if self.options.search == SEARCH_BUILTIN else None
+
+    def on_node(self, info: tuple[str, str | None]) -> TbWorkerSetup:
+        """This recipe with its node's search service."""
+        return self._replace(node=info)
+
+    def __call__(self) -> Any:
+        """The base kit with the dataset's environments (closed with the kit)."""
+        from statebox.runner import WorkerKit
+        from statebox.thinkingbox import SearchTarget
+
+        kit = self.base()
+        target = SearchTarget(*self.node) if self.node is not None else None
+        run = open_dataset(
+            self.options, Path(self.log_dir) if self.log_dir else None, search=target
+        )
+
+        async def aclose() -> None:
+            try:
+                await run.aclose()
+            finally:
+                if kit.aclose is not None:
+                    await kit.aclose()
+
+        return WorkerKit(kit.registry, kit.users, kit.rubric, aclose, run.environments)

@@ -40,6 +40,7 @@ from statebox.runner._ray_worker import (
     RegistrySetup,
     TaskStore,
     TrialResult,
+    NodeService,
     TrialWorker,
     WorkerConfig,
     WorkerSetup,
@@ -107,8 +108,11 @@ class RayExecutor:
         c = runner.c
         if not todo:
             return
-        if getattr(c, "environments", None):
-            raise ConfigError("external environments run with --executor local only")
+        if getattr(c, "environments", None) and not getattr(self.setup, "builds_environments", False):
+            raise ConfigError(
+                "external environments on Ray need a worker setup that builds them in each "
+                "worker (statebox run --thinkingbox ... --executor ray has one)"
+            )
         if len(c.agent_specs) != len(c.agents):
             raise ConfigError(
                 "the Ray executor rebuilds agents on its workers from their specs: "
@@ -129,6 +133,7 @@ class RayExecutor:
             started = True
         limiter: Any = None
         workers: list[Any] = []
+        services: list[Any] = []
         try:
             # Named per run, so workers find them by a plain string (see TrialWorker).
             prefix = f"statebox-{runner.manifest.campaign_id}-{uuid.uuid4().hex[:8]}"
@@ -138,7 +143,12 @@ class RayExecutor:
             limiter = limits.remote()
             store = ray.remote(TaskStore).options(name=f"{prefix}-tasks", num_cpus=0)
             self._store = store.remote({t.id: t for t in c.tasks})
-            workers = self._start_workers(ray, runner, prefix, len(todo))
+            node_prefix = None
+            factory = getattr(self.setup, "node_service", None)
+            if factory is not None:
+                node_prefix = f"{prefix}-node"
+                services = self._start_node_services(ray, node_prefix, factory)
+            workers = self._start_workers(ray, runner, prefix, len(todo), node_prefix)
             await self._drive(runner, todo, workers)
         finally:
             if limiter is not None:
@@ -151,6 +161,10 @@ class RayExecutor:
                 with contextlib.suppress(Exception):
                     ray.get(w.close.remote(), timeout=30)
                 ray.kill(w, no_restart=True)
+            for service in services:
+                with contextlib.suppress(Exception):
+                    ray.get(service.stop.remote(), timeout=30)
+                ray.kill(service, no_restart=True)
             if limiter is not None:
                 ray.kill(limiter, no_restart=True)
             if self._store is not None:
@@ -159,7 +173,27 @@ class RayExecutor:
             if started:
                 ray.shutdown()
 
-    def _start_workers(self, ray: Any, runner: _Runner, prefix: str, pending: int) -> list[Any]:
+    @staticmethod
+    def _start_node_services(ray: Any, prefix: str, factory: Any) -> list[Any]:
+        """One `NodeService` actor per alive node, pinned there, named ``PREFIX-<node id>``."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        services = []
+        for node in ray.nodes():
+            if not node.get("Alive"):
+                continue
+            node_id = node["NodeID"]
+            actor = ray.remote(NodeService).options(
+                name=f"{prefix}-{node_id}",
+                num_cpus=0,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+            )
+            services.append(actor.remote(factory))
+        return services
+
+    def _start_workers(
+        self, ray: Any, runner: _Runner, prefix: str, pending: int, node_prefix: str | None = None
+    ) -> list[Any]:
         c = runner.c
         cpus = int(ray.cluster_resources().get("CPU", 1))
         n = max(1, min(self.workers or cpus, c.concurrency, pending))
@@ -184,6 +218,7 @@ class RayExecutor:
                     seed=c.seed,
                     limits=c.limits,
                     trial_timeout_s=c.trial_timeout_s,
+                    node_services=node_prefix,
                 ),
                 f"{prefix}-tasks",
                 f"{prefix}-limits",
