@@ -25,7 +25,11 @@ def test_forked_children_are_fresh_and_the_fresh_process_rule_holds(tmp_path: Pa
     async def main() -> None:
         notices: list[str] = []
         pool = WarmPool(
-            {"tiny_shop": tiny_shop()}, 0, fork_server=True, log_dir=tmp_path, on_notice=notices.append
+            {"tiny_shop": tiny_shop()},
+            0,
+            fork_server=True,
+            log_dir=tmp_path,
+            on_notice=notices.append,
         )
         try:
             a = await pool.acquire("tiny_shop")
@@ -61,7 +65,9 @@ def test_forked_children_are_fresh_and_the_fresh_process_rule_holds(tmp_path: Pa
                 await asyncio.sleep(0.02)
             assert gone(pid)
             # The child's stderr went to its own log.
-            assert any("Processing request" in p.read_text() for p in tmp_path.glob("tiny_shop-*.log"))
+            assert any(
+                "Processing request" in p.read_text() for p in tmp_path.glob("tiny_shop-*.log")
+            )
         finally:
             await pool.aclose()
         assert forks is not None and not forks.alive
@@ -93,9 +99,7 @@ def test_fallbacks_to_plain_processes_say_why() -> None:
         assert not wrappable(odd) and launch_command(odd) == odd.command
         with pytest.raises(BackendError, match="cannot be forked"):
             await ForkServer.start(odd)
-        broken = tiny_shop().model_copy(
-            update={"command": (sys.executable, "no_such_server.py")}
-        )
+        broken = tiny_shop().model_copy(update={"command": (sys.executable, "no_such_server.py")})
         with pytest.raises(BackendError, match="importing the server failed"):
             await ForkServer.start(broken)
 
@@ -109,16 +113,23 @@ def test_forked_and_plain_servers_reach_the_search_service_at_the_default_addres
         with SearchService() as service:
             for fork in (True, False):
                 pool = WarmPool(
-                    {"tiny_shop": tiny_shop()}, 0, fork_server=fork,
+                    {"tiny_shop": tiny_shop()},
+                    0,
+                    fork_server=fork,
                     extra_env=service.target.env(),
                 )
                 try:
                     p = await pool.acquire("tiny_shop")
                     assert p.forked is fork
                     await p.reserved_init({"sources": SOURCES})
-                    out = await p.call_tool("search_policy", {"query": "how much is express shipping"})
+                    out = await p.call_tool(
+                        "search_policy", {"query": "how much is express shipping"}
+                    )
                     assert not out.is_error
-                    assert [s["source"] for s in out.payload["snippets"]] == ["shipping.md", "faq.md"]
+                    assert [s["source"] for s in out.payload["snippets"]] == [
+                        "shipping.md",
+                        "faq.md",
+                    ]
                     assert out.payload["snippets"][0]["text"] == "Express shipping costs 9 euros."
                     await p.teardown()  # deletes its collection
                     await p.aclose()

@@ -26,7 +26,9 @@ SOURCES = [
     {"name": "faq.md", "snippets": ["Refunds take 5 days."]},
     {
         "name": "shipping.md",
-        "snippets": ["Orders ship within 2 days. Express shipping costs 9 euros and arrives next day."],
+        "snippets": [
+            "Orders ship within 2 days. Express shipping costs 9 euros and arrives next day."
+        ],
     },
 ]
 
@@ -93,7 +95,12 @@ def test_fixture_loads_in_list_order_with_tasks() -> None:
     assert first.scenario == "tiny_shop"
     assert first.servers == ("tiny_shop",)
     assert first.tools == (
-        "get_order", "cancel_order", "update_order", "list_orders", "fail_hard", "search_policy"
+        "get_order",
+        "cancel_order",
+        "update_order",
+        "list_orders",
+        "fail_hard",
+        "search_policy",
     )
     assert first.policy.startswith("You are Tiny Shop's support agent.")
     assert first.query == "Please cancel my order O1, I changed my mind."

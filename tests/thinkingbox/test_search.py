@@ -61,8 +61,14 @@ def _collection(client: typesense.Client) -> str:
     client.collections.create({"name": name, "fields": SCHEMA})
     for source, text in DOCS.items():
         client.collections[name].documents.create(
-            {"source": source, "id": "s" + uuid.uuid4().hex, "chunk_index": 0,
-             "num_tokens": 0, "content": text, "text": text}
+            {
+                "source": source,
+                "id": "s" + uuid.uuid4().hex,
+                "chunk_index": 0,
+                "num_tokens": 0,
+                "content": text,
+                "text": text,
+            }
         )
     return name
 
@@ -72,13 +78,22 @@ def _multi(client: typesense.Client, name: str, query: str, **common: str) -> di
     return client.multi_search.perform(
         {
             "searches": [
-                {"q": query, "query_by": "embedding,text",
-                 "sort_by": "_text_match:desc,_vector_distance:asc"},
+                {
+                    "q": query,
+                    "query_by": "embedding,text",
+                    "sort_by": "_text_match:desc,_vector_distance:asc",
+                },
                 {"q": "", "query_by": "text", "sort_by": "_text_match:desc"},
             ]
         },
-        {"collection": name, "group_by": "source", "exclude_fields": "embedding",
-         "per_page": 10, "highlight_fields": "text", **common},
+        {
+            "collection": name,
+            "group_by": "source",
+            "exclude_fields": "embedding",
+            "per_page": 10,
+            "highlight_fields": "text",
+            **common,
+        },
     )
 
 
@@ -103,7 +118,8 @@ def test_collections_documents_and_the_multi_search_shape(service: SearchService
     order = [h["document"]["source"] for h in sorted(hits, key=lambda h: h["vector_distance"])]
     assert order[:2] == ["refunds.md", "returns.md"]
     assert {h["document"]["source"] for h in hits if h["vector_distance"] == 1.0} == {
-        "shipping.md", "privacy.md"
+        "shipping.md",
+        "privacy.md",
     }  # no word of the query: the end of the order
     top = min(hits, key=lambda h: h["vector_distance"])
     assert top["document"]["text"] == DOCS["refunds.md"] and top["text_match"] > 0
@@ -113,7 +129,8 @@ def test_collections_documents_and_the_multi_search_shape(service: SearchService
     # filter_by as the servers build it from allowed sources.
     only = _multi(client, name, "refund", filter_by="source:=shipping.md || source:=privacy.md")
     assert {g["group_key"][0] for g in only["results"][0]["grouped_hits"]} == {
-        "shipping.md", "privacy.md"
+        "shipping.md",
+        "privacy.md",
     }
     # Quoted keywords: phrases, all required.
     phrase = client.collections[name].documents.search(
@@ -131,9 +148,7 @@ def test_one_collection_per_init_keeps_concurrent_trials_apart(service: SearchSe
     a, b = _collection(client), str(uuid.uuid4())
     client.collections.create({"name": b, "fields": SCHEMA})
     client.collections[b].documents.create({"source": "other.md", "text": "refund refund"})
-    sources = {
-        g["group_key"][0] for g in _multi(client, a, "refund")["results"][0]["grouped_hits"]
-    }
+    sources = {g["group_key"][0] for g in _multi(client, a, "refund")["results"][0]["grouped_hits"]}
     assert "other.md" not in sources
     [group] = _multi(client, b, "refund")["results"][0]["grouped_hits"]
     assert group["group_key"] == ["other.md"]

@@ -117,7 +117,9 @@ def test_agent_surface_results_and_close(toy_domain: Domain, world: World) -> No
         hidden_call = await hidden.call(ToolCall(tool="fail_hard"))
         assert hidden_call.error is not None and hidden_call.error.kind == "unknown_tool"
         everything = TbSession({"tiny_shop": shop})
-        assert [t.name for t in everything.tools()] == sorted([*ALLOWLIST, "delete_customer", "search_policy"])
+        assert [t.name for t in everything.tools()] == sorted(
+            [*ALLOWLIST, "delete_customer", "search_policy"]
+        )
         with pytest.raises(BackendError, match="both list tool 'get_order'"):
             TbSession({"a": shop, "b": flaky}, allowlist=("get_order",))
 

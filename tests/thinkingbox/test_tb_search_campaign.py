@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 from typer.testing import CliRunner
 
 from fixtures.tb_support import DATASET, SERVERS, TEST_LIST
@@ -164,6 +165,57 @@ def test_cli_preset_thinkingbox_builtin_search_and_no_flag_needed(tmp_path: Path
     assert preset["applied"]["user_max_follow_ups"] == 10
     assert preset["applied"]["model_max_attempts"] == 6
     assert settings["trial_timeout_s"] == 600.0
-    assert (out / "logs").exists() is False and (out / "server-logs" / "search-service.log").exists()
+    assert (out / "logs").exists() is False and (
+        out / "server-logs" / "search-service.log"
+    ).exists()
     bad = CliRunner().invoke(app, ["run", "--preset", "nope", "--out", str(tmp_path / "n")])
     assert bad.exit_code != 0 and "unknown preset" in bad.output
+
+
+def test_cli_tasks_validate_thinkingbox_prints_strength_and_survivors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    args = [
+        "tasks", "validate", "--thinkingbox", str(DATASET), "--tb-servers", str(SERVERS),
+        "--test", "tiny_shop_weak.py:test_cancel_status_only",
+        "--test", "tiny_shop_group1.py:test_clear_note", "--concurrency", "2",
+    ]  # fmt: skip
+    result = CliRunner().invoke(app, [*args, "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    outcomes = {
+        (c["task_id"].rsplit(".", 1)[1], m["description"].split(":")[0]): m["outcome"]
+        for c in data["cases"]
+        for m in c["mutants"]
+    }
+    assert outcomes == {
+        # weak check: status only. Dropping the cancel or cancelling O2 (shipped: refused,
+        # so O1 stays open) is caught; a wrong reason is not; a repeat changes nothing.
+        ("test_cancel_status_only", "drop call 0 (cancel_order)"): "killed",
+        ("test_cancel_status_only", "alter call 0 (cancel_order) order_id"): "killed",
+        ("test_cancel_status_only", "alter call 0 (cancel_order) reason"): "survived",
+        ("test_cancel_status_only", "repeat call 0 (cancel_order)"): "equivalent",
+        # the whole-state hash check catches every real mutant.
+        ("test_clear_note", "drop call 0 (update_order)"): "killed",
+        ("test_clear_note", "alter call 0 (update_order) order_id"): "killed",
+        ("test_clear_note", "repeat call 0 (update_order)"): "equivalent",
+    }
+    assert (data["killed"], data["survived"], data["equivalent"]) == (4, 1, 2)
+    assert data["check_strength"] == 0.8
+    weak = next(c for c in data["cases"] if "weak" in c["task_id"])
+    [survivor] = [m for m in weak["mutants"] if m["outcome"] == "survived"]
+    assert survivor["fields"] == ["tiny_shop:orders[*].cancel_reason"]
+    # The tables the command prints without --json, from these very results.
+    from statebox.cli._tb_validate import print_call_level
+    from statebox.judge._call_mutants import CallMutantResult
+
+    console = Console(record=True, width=200)
+    monkeypatch.setattr("statebox.cli._tb_validate.out_console", console)
+    print_call_level(
+        [CallMutantResult(**m) for c in data["cases"] for m in c["mutants"]], "fixture"
+    )
+    text = console.export_text()
+    assert "call-level check strength: fixture" in text and "80.0%" in text
+    assert "survivors by field" in text and "tiny_shop:orders[*].cancel_reason" in text

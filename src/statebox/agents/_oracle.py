@@ -139,8 +139,9 @@ def inapplicable_faults(ctx: TrialContext) -> list[str]:
     """
     writes = [i for i in range(len(ctx.task.golden)) if is_write(ctx, i)]
     if not writes:
-        return ["no golden call changes the state: skip_write, wrong_value and extra_write "
-                "cannot apply"]
+        return [
+            "no golden call changes the state: skip_write, wrong_value and extra_write cannot apply"
+        ]
     bare = [ctx.task.golden[i].tool for i in writes if not ctx.task.golden[i].args]
     if bare:
         return [f"write(s) {', '.join(bare)} take no arguments: wrong_value cannot apply to them"]

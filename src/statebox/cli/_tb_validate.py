@@ -1,6 +1,8 @@
-"""``statebox tasks validate --thinkingbox DATASET``: call-level mutation testing of a
-ThinkingBox dataset through its own servers, and the printing of call-level results
-(shared with ``--call-level`` on statebox's own suites)."""
+"""``statebox tasks validate --thinkingbox DATASET``: call-level mutation testing.
+
+It runs a ThinkingBox dataset's mutants through its own servers; the printing of
+call-level results is shared with ``--call-level`` on statebox's own suites.
+"""
 
 from __future__ import annotations
 
@@ -50,7 +52,9 @@ def print_call_level(results: Sequence[Any], title: str, *, survivors_shown: int
             st.add_row(field, str(n), ops, example[:120])
         out_console.print(st)
         if len(survivors) > survivors_shown:
-            out_console.print(f"... {len(survivors) - survivors_shown} more fields (--json for all)")
+            out_console.print(
+                f"... {len(survivors) - survivors_shown} more fields (--json for all)"
+            )
 
 
 def run_tb_validate(

@@ -275,9 +275,11 @@ class SearchNode:
 
 
 class TbWorkerSetup(NamedTuple):
-    """A Ray worker's recipe for a ThinkingBox campaign: the base kit (models) plus the
-    dataset's environments over the worker's own server processes, sharing its node's
-    search service (`SearchNode`)."""
+    """A Ray worker's recipe for a ThinkingBox campaign.
+
+    The base kit (models) plus the dataset's environments over the worker's own server
+    processes, sharing its node's search service (`SearchNode`).
+    """
 
     base: Any
     """The worker setup of the rest of the run (`CliSetup`)."""
@@ -288,7 +290,10 @@ class TbWorkerSetup(NamedTuple):
     node: tuple[str, str | None] | None = None
     """The node's search service (URL, key), once `on_node` gave it."""
 
-    builds_environments = True
+    @property
+    def builds_environments(self) -> bool:
+        """Yes: the workers get the dataset's environments from this recipe."""
+        return True
 
     @property
     def node_service(self) -> SearchNode | None:

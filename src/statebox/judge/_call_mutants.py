@@ -55,8 +55,8 @@ class CallMutant(NamedTuple):
 
     kind: Operator
     """The operator."""
-    index: int
-    """The golden call it mutates."""
+    at: int
+    """The index of the golden call it mutates."""
     description: str
     """What changed, e.g. ``alter call 2 (cancel_order) reason: 'x' → 'x (altered)'``."""
     calls: tuple[GoldenCall, ...]
@@ -165,7 +165,7 @@ def call_mutants(
                     "alter",
                     i,
                     f"alter {where} {name}: {value!r} → {new!r}",
-                    calls[:i] + (GoldenCall(tool=call.tool, args=args),) + calls[i + 1 :],
+                    (*calls[:i], GoldenCall(tool=call.tool, args=args), *calls[i + 1 :]),
                 )
             )
         out.append(CallMutant("repeat", i, f"repeat {where}", calls[: i + 1] + calls[i:]))
@@ -194,7 +194,9 @@ async def domain_call_mutants(
         initial = judge.worlds.initial_state(domain, task)
     except (GoldenReplayError, TaskSpecError):
         return []
-    writes = [domain.tools[c.tool].mutates if c.tool in domain.tools else False for c in task.golden]
+    writes = [
+        domain.tools[c.tool].mutates if c.tool in domain.tools else False for c in task.golden
+    ]
     schemas = {n: s.input_schema() for n, s in domain.tools.items()}
     out: list[CallMutantResult] = []
     for m in call_mutants(
@@ -203,8 +205,9 @@ async def domain_call_mutants(
         world = judge.replay(task, m.calls, strict=False)
         try:
             final = world.state(initial)
+            fields: tuple[str, ...] = ()
             if final == golden:
-                outcome, fields = "equivalent", ()
+                outcome = "equivalent"
             else:
                 verdict = await judge.judge(
                     task,
@@ -227,7 +230,7 @@ async def domain_call_mutants(
                 domain=task.domain,
                 kind=m.kind,
                 description=m.description,
-                outcome=outcome,  # type: ignore[arg-type]
+                outcome=outcome,
                 fields=fields,
             )
         )
@@ -236,7 +239,7 @@ async def domain_call_mutants(
 
 def _differing(golden: Any, final: Any) -> tuple[str, ...]:
     """``table.column`` of changed fields; ``table (row insert|delete)`` of whole rows."""
-    out = set()
+    out: set[str] = set()
     for e in effects(golden, final):
         if e.kind == "update":
             out.update(f"{e.table}.{c}" for c in e.changed)
@@ -273,7 +276,7 @@ def strength_table(results: Iterable[CallMutantResult]) -> list[StrengthRow]:
     rows = []
     for name in [*sorted({r.domain for r in results}), "all"]:
         mine = [r for r in results if name in ("all", r.domain)]
-        by_op = {
+        by_op: dict[str, tuple[int, int]] = {
             op: (
                 sum(r.kind == op and r.outcome == "killed" for r in mine),
                 sum(r.kind == op and r.outcome == "survived" for r in mine),

@@ -24,7 +24,9 @@ _log = logging.getLogger("statebox.runner")
 _warned: set[tuple[str, str]] = set()
 
 
-async def golden_write_calls(backend: Any, task: Task, agent: AgentFactory) -> frozenset[int] | None:
+async def golden_write_calls(
+    backend: Any, task: Task, agent: AgentFactory
+) -> frozenset[int] | None:
     """Indices of the golden calls that write, for an agent that asks and a backend that tells.
 
     Returns:

@@ -37,10 +37,10 @@ from statebox.records import ErrorRecord, Timings, TrialRecord, TrialStatus, tri
 from statebox.runner._executor import PlannedTrial
 from statebox.runner._ray_worker import (
     EndpointLimits,
+    NodeService,
     RegistrySetup,
     TaskStore,
     TrialResult,
-    NodeService,
     TrialWorker,
     WorkerConfig,
     WorkerSetup,
@@ -108,7 +108,9 @@ class RayExecutor:
         c = runner.c
         if not todo:
             return
-        if getattr(c, "environments", None) and not getattr(self.setup, "builds_environments", False):
+        if getattr(c, "environments", None) and not getattr(
+            self.setup, "builds_environments", False
+        ):
             raise ConfigError(
                 "external environments on Ray need a worker setup that builds them in each "
                 "worker (statebox run --thinkingbox ... --executor ray has one)"

@@ -120,8 +120,10 @@ class WorkerConfig(NamedTuple):
 
 
 class NodeService:
-    """One service per cluster node (a Ray actor pinned to the node), e.g. the search
-    service of a ThinkingBox dataset that every worker on the node shares.
+    """One service per cluster node (a Ray actor pinned to the node).
+
+    For example the search service of a ThinkingBox dataset that every worker on the
+    node shares.
 
     Args:
         factory: Picklable; ``factory.start()`` starts the service and returns its
@@ -219,7 +221,7 @@ class TrialWorker:
         if config.node_services is not None:
             node = ray.get_runtime_context().get_node_id()
             info = await ray.get_actor(f"{config.node_services}-{node}").info.remote()
-            setup = setup.on_node(info)  # type: ignore[attr-defined]
+            setup = setup.on_node(info)
         kit = setup()
         agents: dict[str, AgentFactory] = {}
         for agent_id, spec in config.agent_specs.items():
@@ -231,9 +233,7 @@ class TrialWorker:
             agents[agent_id] = agent
         names = sorted({t.domain for t in tasks.values()})
         domains = {
-            name: kit.environments[name]
-            if name in kit.environments
-            else kit.registry.domain(name)
+            name: kit.environments[name] if name in kit.environments else kit.registry.domain(name)
             for name in names
         }
         campaign = Campaign(

@@ -127,7 +127,9 @@ class ForkServer:
                 start_new_session=True,
             )
         except OSError as exc:
-            raise BackendError(f"MCP server {spec.name!r}: fork server could not start: {exc}")
+            raise BackendError(
+                f"MCP server {spec.name!r}: fork server could not start: {exc}"
+            ) from exc
         finally:
             err.close()
         server = cls(spec, proc, sock)
@@ -222,7 +224,10 @@ def _kill_group(pid: int, sig: int = signal.SIGKILL) -> None:
 async def pipe_client(
     child: Spawned,
 ) -> AsyncIterator[
-    tuple[MemoryObjectReceiveStream[SessionMessage | Exception], MemoryObjectSendStream[SessionMessage]]
+    tuple[
+        MemoryObjectReceiveStream[SessionMessage | Exception],
+        MemoryObjectSendStream[SessionMessage],
+    ]
 ]:
     """The MCP client streams over a forked child's pipes (as ``stdio_client`` gives).
 

@@ -140,7 +140,7 @@ async def validate_case(
             domain=task.domain,
             kind=m.kind,
             description=m.description,
-            outcome=outcome,  # type: ignore[arg-type]
+            outcome=outcome,
             fields=tuple(sorted({generalise(p) for p in diff})) if outcome == "survived" else (),
         )
 

@@ -191,9 +191,9 @@ class WarmPool:
         Processes already handed out are their callers' to close.
         """
         self._closed = True
-        for task in self._fork_starts.values():
-            if not task.done():
-                task.cancel()
+        for fork_start in self._fork_starts.values():
+            if not fork_start.done():
+                fork_start.cancel()
         starting = [t for slot in self._slots.values() for t in slot.starting]
         for task in starting:
             task.cancel()

@@ -116,9 +116,7 @@ class SearchService:
         if self.log_path is not None:
             self.log_path.parent.mkdir(parents=True, exist_ok=True)
         err = (
-            self.log_path.open("ab")
-            if self.log_path is not None
-            else open(os.devnull, "wb")  # noqa: SIM115 - handed to the child, closed below
+            self.log_path.open("ab") if self.log_path is not None else open(os.devnull, "wb")  # noqa: SIM115 - handed to the child, closed below
         )
         try:
             self._proc = subprocess.Popen(
@@ -133,10 +131,9 @@ class SearchService:
         finally:
             err.close()
         line: list[bytes] = []
-        reader = threading.Thread(
-            target=lambda: line.append(self._proc.stdout.readline() if self._proc else b""),
-            daemon=True,
-        )
+        stdout = self._proc.stdout
+        assert stdout is not None  # stdout=PIPE
+        reader = threading.Thread(target=lambda: line.append(stdout.readline()), daemon=True)
         reader.start()
         reader.join(self.start_timeout_s)
         try:

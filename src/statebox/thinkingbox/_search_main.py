@@ -1,5 +1,7 @@
-"""The built-in knowledge-base search service: the part of Typesense's REST API that
-ThinkingBox servers use, over SQLite FTS5 (BM25). The parent is `_search.SearchService`.
+"""The built-in knowledge-base search service (Typesense's REST API, in part).
+
+The part of Typesense's REST API that ThinkingBox servers use, over SQLite FTS5 (BM25).
+The parent is `_search.SearchService`.
 
 Run by path or as a module (``python _search_main.py --port 0``); standard library only,
 so it starts fast and needs nothing of statebox. It prints one line, ``{"port": N}``,
@@ -192,7 +194,8 @@ class Index:
                 f'INSERT INTO "{table}_fts" (doc_id{cols}) VALUES (?{marks})', (doc_id, *values)
             )
             record["num_documents"] += 1
-            return doc
+            stored: dict[str, Any] = doc
+            return stored
 
     def _delete_doc(self, table: str, doc_id: str) -> None:
         self._db.execute(f'DELETE FROM "{table}_rows" WHERE doc_id = ?', (doc_id,))
@@ -384,13 +387,11 @@ def _unquote(value: str) -> str:
 def _shape(doc: dict[str, Any], params: dict[str, Any]) -> dict[str, Any]:
     exclude = {f.strip() for f in str(params.get("exclude_fields", "")).split(",") if f.strip()}
     include = {f.strip() for f in str(params.get("include_fields", "")).split(",") if f.strip()}
-    return {
-        k: v for k, v in doc.items() if k not in exclude and (not include or k in include)
-    }
+    return {k: v for k, v in doc.items() if k not in exclude and (not include or k in include)}
 
 
 def _hit(doc: dict[str, Any], score: float, hybrid: bool, params: dict[str, Any]) -> dict[str, Any]:
-    text_match = int(round(score * 1_000_000))
+    text_match = round(score * 1_000_000)
     hit: dict[str, Any] = {
         "document": _shape(doc, params),
         "highlight": {},
@@ -444,19 +445,19 @@ class Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+    def log_message(self, format: str, *args: Any) -> None:
         return  # quiet: the parent keeps no per-request log
 
-    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+    def do_GET(self) -> None:
         self._handle("GET")
 
-    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+    def do_POST(self) -> None:
         self._handle("POST")
 
-    def do_DELETE(self) -> None:  # noqa: N802 - stdlib name
+    def do_DELETE(self) -> None:
         self._handle("DELETE")
 
-    def do_PATCH(self) -> None:  # noqa: N802 - stdlib name
+    def do_PATCH(self) -> None:
         self._handle("PATCH")
 
     def _handle(self, method: str) -> None:
@@ -489,9 +490,7 @@ class Handler(BaseHTTPRequestHandler):
         if path == ["health"] and method == "GET":
             return 200, {"ok": True}
         if key != self.server.api_key:
-            raise ApiError(
-                401, "Forbidden - a valid `x-typesense-api-key` header must be sent."
-            )
+            raise ApiError(401, "Forbidden - a valid `x-typesense-api-key` header must be sent.")
         index = self.server.index
         if path == ["collections"] and method == "POST":
             return 201, index.create_collection(_json(body))
@@ -500,10 +499,14 @@ class Handler(BaseHTTPRequestHandler):
                 return 200, index.get_collection(path[1])
             if method == "DELETE":
                 return 200, index.delete_collection(path[1])
-        if len(path) == 3 and path[0] == "collections" and path[2] == "documents":
-            if method == "POST":
-                action = query.get("action", "create")
-                return 201, index.add_document(path[1], _json(body), action)
+        if (
+            len(path) == 3
+            and path[:1] == ["collections"]
+            and path[2] == "documents"
+            and (method == "POST")
+        ):
+            action = query.get("action", "create")
+            return 201, index.add_document(path[1], _json(body), action)
         if path == ["collections", *path[1:2], "documents", "search"] and method == "GET":
             return 200, index.search({**query, "collection": path[1]})
         if path == ["multi_search"] and method == "POST":

@@ -28,6 +28,7 @@ instead, and the key in ``STATEBOX_TYPESENSE_API_KEY`` when that is set.
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib
 import importlib.util
 import json
@@ -78,7 +79,7 @@ def redirect_typesense() -> None:
             return str(n.get("host")) in _DEFAULT_HOSTS and str(n.get("port")) == "8108"
         return False
 
-    def __init__(self: Any, config: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807
+    def __init__(self: Any, config: Any, *args: Any, **kwargs: Any) -> None:
         if isinstance(config, dict):
             config = dict(config)
             nodes = config.get("nodes") or []
@@ -90,7 +91,7 @@ def redirect_typesense() -> None:
         original(self, config, *args, **kwargs)
 
     __init__._statebox_redirect = True  # type: ignore[attr-defined]
-    cls.__init__ = __init__  # type: ignore[method-assign]
+    setattr(cls, "__init__", __init__)  # noqa: B010 - a monkeypatch, on purpose
 
 
 class Target:
@@ -165,8 +166,13 @@ def _say(obj: dict[str, Any]) -> None:
     sys.__stdout__.flush()  # type: ignore[union-attr]
 
 
-def _child(conn: socket.socket, listener: socket.socket, fds: list[int],
-           namespace: dict[str, Any], code: CodeType) -> None:
+def _child(
+    conn: socket.socket,
+    listener: socket.socket,
+    fds: list[int],
+    namespace: dict[str, Any],
+    code: CodeType,
+) -> None:
     """In the forked child: become a fresh server on ``fds``; never returns."""
     status = 0
     try:
@@ -183,7 +189,8 @@ def _child(conn: socket.socket, listener: socket.socket, fds: list[int],
         sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
         sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
         sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
-        sys.__stdin__, sys.__stdout__, sys.__stderr__ = sys.stdin, sys.stdout, sys.stderr
+        for name in ("stdin", "stdout", "stderr"):
+            setattr(sys, f"__{name}__", getattr(sys, name))
         random.seed()  # the parent's generator state is shared by every fork
         exec(code, namespace)
     except SystemExit as exc:
@@ -212,7 +219,9 @@ def forkserver(socket_path: str, target: Target) -> int:
         namespace, code = target.preload()
     except BaseException as exc:
         sys.stdout = real_stdout
-        _say({"ready": False, "reason": f"importing the server failed: {type(exc).__name__}: {exc}"})
+        _say(
+            {"ready": False, "reason": f"importing the server failed: {type(exc).__name__}: {exc}"}
+        )
         return 0
     sys.stdout = real_stdout
     threads = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
@@ -240,14 +249,13 @@ def forkserver(socket_path: str, target: Target) -> int:
                     _serve_one(conn, listener, namespace, code)
     finally:
         listener.close()
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(socket_path)
-        except OSError:
-            pass
 
 
-def _serve_one(conn: socket.socket, listener: socket.socket,
-               namespace: dict[str, Any], code: CodeType) -> None:
+def _serve_one(
+    conn: socket.socket, listener: socket.socket, namespace: dict[str, Any], code: CodeType
+) -> None:
     conn.settimeout(10)
     try:
         msg, fds, _, _ = socket.recv_fds(conn, 64, 3)
