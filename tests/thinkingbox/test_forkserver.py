@@ -56,6 +56,15 @@ def test_forked_children_are_fresh_and_the_fresh_process_rule_holds(tmp_path: Pa
                 for _ in range(50):
                     await b.call_tool("get_order", {"order_id": "O1"})
                     await asyncio.sleep(0.05)
+            # A fork server that dies is replaced: the next start forks from a new one.
+            os.kill(forks.pid, signal.SIGKILL)
+            for _ in range(100):
+                if not forks.alive:
+                    break
+                await asyncio.sleep(0.02)
+            c = await pool.acquire("tiny_shop")
+            assert c.forked and pool.forks["tiny_shop"] is not forks
+            await c.aclose()
             pid = a.pid
             await a.aclose()
             await b.aclose()
@@ -70,7 +79,7 @@ def test_forked_children_are_fresh_and_the_fresh_process_rule_holds(tmp_path: Pa
             )
         finally:
             await pool.aclose()
-        assert forks is not None and not forks.alive
+        assert all(f is not None and not f.alive for f in pool.forks.values())
 
     asyncio.run(main())
 

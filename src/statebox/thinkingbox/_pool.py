@@ -107,6 +107,7 @@ class WarmPool:
         self._fork_starts: dict[str, asyncio.Task[ForkServer | None]] = {}
         self._extra_env = env
         self._on_notice = on_notice
+        self._fork_restarts: dict[str, int] = {}
         self.size = size
         self.log_dir = log_dir
         self.started = 0
@@ -272,7 +273,13 @@ class WarmPool:
             stderr_path = self.log_dir / f"{name}-{next(self._seq)}.log"
         forks = await self._fork_server(name)
         if forks is not None and not forks.alive:
-            raise BackendError(f"the fork server of MCP server {name!r} has exited")
+            # Killed or crashed mid-campaign: start a new one (a few times at most).
+            self._fork_restarts[name] = self._fork_restarts.get(name, 0) + 1
+            if self._fork_restarts[name] > 3:
+                raise BackendError(f"the fork server of MCP server {name!r} keeps exiting")
+            _log.warning("the fork server of MCP server %r exited; starting a new one", name)
+            self._fork_starts.pop(name, None)
+            forks = await self._fork_server(name)
         return await McpProcess.start(
             self.specs[name],
             stderr_path=stderr_path,
