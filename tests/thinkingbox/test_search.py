@@ -177,6 +177,19 @@ def test_guards_key_host_origin(service: SearchService) -> None:
     assert _raw(service, {**key, "Origin": f"http://127.0.0.1:{service.port}"})[0] == 404
 
 
+def test_oversized_bodies_are_refused(service: SearchService) -> None:
+    conn = http.client.HTTPConnection("127.0.0.1", service.port, timeout=5)
+    try:
+        conn.putrequest("POST", "/collections")
+        conn.putheader("X-TYPESENSE-API-KEY", service.api_key)
+        conn.putheader("Content-Length", str(64 * 1024 * 1024))
+        conn.endheaders()  # no body sent: refused on the header alone
+        response = conn.getresponse()
+        assert response.status == 413
+    finally:
+        conn.close()
+
+
 def test_service_lifecycle_and_url_parsing() -> None:
     svc = SearchService().start()
     port = svc.target.url.rsplit(":", 1)[1]

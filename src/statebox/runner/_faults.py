@@ -6,7 +6,7 @@ when it changes the backend's state in the golden replay: an environment that ca
 tell offers ``golden_writes(task)`` (ThinkingBox's replays the golden calls on fresh
 servers, once per task). Where a fault kind cannot apply — an environment that cannot
 tell, a task with no write, a write with no argument to change — a warning says so,
-once per task, instead of the fault agent silently becoming the oracle.
+once per task, instead of the fault agent silently becoming the oracle there.
 """
 
 from __future__ import annotations
@@ -46,15 +46,19 @@ async def golden_write_calls(
 
 
 def warn_inapplicable_faults(agent: AgentFactory, ctx: TrialContext, backend: Any) -> None:
-    """Warn (once per agent and task) where the agent's write faults cannot apply."""
-    if not getattr(agent, "needs_golden_writes", False):
+    """Warn (once per agent and task) where the agent's write faults cannot apply.
+
+    On external environments only: a statebox domain's tools declare their writes and
+    its read-only tasks say so, so nothing there is silently inert.
+    """
+    if not getattr(agent, "needs_golden_writes", False) or isinstance(backend, Domain):
         return
     from statebox.agents._oracle import inapplicable_faults
 
     key = (agent.agent_id, ctx.task.id)
     if key in _warned:
         return
-    if not isinstance(backend, Domain) and ctx.write_calls is None:
+    if ctx.write_calls is None:
         reasons = [
             f"environment {ctx.task.domain!r} cannot tell which calls write: skip_write, "
             "wrong_value and extra_write cannot apply"

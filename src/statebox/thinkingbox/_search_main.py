@@ -525,6 +525,7 @@ class Handler(BaseHTTPRequestHandler):
     def _body(self) -> bytes:
         length = _int(self.headers.get("Content-Length"), 0)
         if length > MAX_BODY:
+            self.close_connection = True  # its body stays unread: the connection is spent
             raise ApiError(413, "Request body too large.")
         return self.rfile.read(length) if length > 0 else b""
 
