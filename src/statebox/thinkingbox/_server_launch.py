@@ -22,7 +22,8 @@ speaking stdio MCP. The answer is ``{"pid": N}``. It stops when its stdin closes
 Both modes point the ``typesense`` client at statebox's search service when
 ``STATEBOX_TYPESENSE_URL`` is set: a client configured for Typesense's default address
 (``127.0.0.1``/``localhost`` port 8108, which the servers hard-code) gets that URL
-instead, and the key in ``STATEBOX_TYPESENSE_API_KEY`` when that is set.
+instead, and the key in ``STATEBOX_TYPESENSE_API_KEY`` when that is set (and, unless
+the server chose one, a ``verify`` that spares each client reading the CA store).
 """
 
 from __future__ import annotations
@@ -66,6 +67,14 @@ def redirect_typesense() -> None:
         "protocol": parts.scheme or "http",
     }
     key = os.environ.get(KEY_ENV)
+    # Every Client builds an httpx client, and with it an SSL context that reads the CA
+    # store: ~0.3 s per init. Plain HTTP needs none; HTTPS shares one context, made here
+    # (in a fork server: once, before the forks).
+    verify: Any = False
+    if node["protocol"] == "https":
+        import ssl
+
+        verify = ssl.create_default_context()
     cls = typesense.Client
     original = cls.__init__
     if getattr(original, "_statebox_redirect", False):
@@ -86,6 +95,7 @@ def redirect_typesense() -> None:
             if nodes and all(is_default(n) for n in nodes):
                 config["nodes"] = [dict(node)]
                 config.pop("nearest_node", None)
+                config.setdefault("verify", verify)
                 if key is not None:
                     config["api_key"] = key
         original(self, config, *args, **kwargs)
