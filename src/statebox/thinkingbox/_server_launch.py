@@ -216,6 +216,61 @@ def _child(
             os._exit(status)
 
 
+def _lazy_imports(namespace: dict[str, Any], code: CodeType, timeout_s: float = 20.0) -> list[str]:
+    """Modules the server imports only once it runs (its event loop's backend, ...).
+
+    A probe fork runs the main block on an empty stdin — a stdio server then stops at
+    once — and reports what it imported, for the parent to import before the real
+    forks. Best effort: nothing is learnt from a probe that hangs.
+    """
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        before = set(sys.modules)
+        try:
+            os.close(r)
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            sys.stdin = open(0, encoding="utf-8", closefd=False)  # noqa: SIM115
+            sys.stdout = open(1, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+            sys.stderr = open(2, "w", encoding="utf-8", closefd=False)  # noqa: SIM115
+            exec(code, namespace)
+        except BaseException:  # the probe's fate does not matter, only its imports
+            pass
+        try:
+            os.write(w, json.dumps(sorted(set(sys.modules) - before)).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    data = b""
+    with selectors.DefaultSelector() as sel:
+        sel.register(r, selectors.EVENT_READ)
+        while sel.select(timeout_s):
+            chunk = os.read(r, 65536)
+            if not chunk:
+                break
+            data += chunk
+    os.close(r)
+    with contextlib.suppress(OSError):
+        os.kill(pid, signal.SIGKILL)
+    with contextlib.suppress(ChildProcessError):
+        os.waitpid(pid, 0)
+    try:
+        names = json.loads(data or b"[]")
+    except ValueError:
+        return []
+    return [n for n in names if isinstance(n, str)]
+
+
+def _preimport(names: list[str]) -> None:
+    for name in names:
+        if name in sys.modules or name.startswith("__"):
+            continue
+        with contextlib.suppress(BaseException):
+            importlib.import_module(name)
+
+
 def forkserver(socket_path: str, target: Target) -> int:
     """Preload ``target``, then fork a fresh server per request (see the module doc)."""
     if not hasattr(os, "fork") or not hasattr(socket, "recv_fds"):
@@ -234,6 +289,12 @@ def forkserver(socket_path: str, target: Target) -> int:
         )
         return 0
     sys.stdout = real_stdout
+    learnt = _lazy_imports(namespace, code)
+    _preimport(learnt)
+    print(
+        f"fork server: preloaded, then {len(learnt)} modules the server imports as it runs",
+        file=sys.stderr,
+    )
     threads = [t.name for t in threading.enumerate() if t is not threading.main_thread()]
     if threads:
         _say({"ready": False, "reason": f"the server's import left threads running ({threads})"})
@@ -246,7 +307,8 @@ def forkserver(socket_path: str, target: Target) -> int:
     _say({"ready": True, "pid": os.getpid()})
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ, "accept")
-    selector.register(sys.stdin, selectors.EVENT_READ, "stdin")
+    with contextlib.suppress(PermissionError):  # a file or /dev/null cannot be watched
+        selector.register(sys.stdin, selectors.EVENT_READ, "stdin")
     try:
         while True:
             for key, _ in selector.select():
