@@ -96,6 +96,40 @@ def test_an_agent_searches_the_policy_through_the_built_in_service(tmp_path: Pat
     assert record.status != TrialStatus.SYSTEM_ERROR, record.error
 
 
+def test_typesense_url_points_the_servers_at_another_service(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--typesense-url: a Typesense-speaking server the user runs (here: a second
+    instance of statebox's, standing in for a real Typesense), with the user's key."""
+    from statebox.thinkingbox import SearchService
+
+    with SearchService() as theirs:
+        monkeypatch.setenv("STATEBOX_TYPESENSE_API_KEY", theirs.api_key)
+        options = _options(typesense_url=theirs.target.url + "/")
+        assert options.search == theirs.target.url  # normalised, stored in the manifest
+        agent = _Searcher()
+        _campaign_no_builtin(options, agent, tmp_path / "t")
+        [result] = agent.results
+        assert result.ok and result.output["snippets"][0]["text"] == "Refunds take 5 days."
+
+
+def _campaign_no_builtin(options: TbOptions, agent: Any, out: Path) -> None:
+    async def go() -> None:
+        tb = open_dataset(
+            options._replace(test_list=None, names=("tiny_shop_group1.py:test_lookup_only",)),
+            log_dir=out / "logs",
+        )
+        assert tb.search is None  # nothing of statebox's own was started
+        try:
+            await run_campaign(
+                Campaign(tb.tasks, [agent], 1, out, environments=tb.environments), Registry()
+            )
+        finally:
+            await tb.aclose()
+
+    asyncio.run(go())
+
+
 def test_fault_agent_perturbs_the_writes_found_by_golden_replay(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
