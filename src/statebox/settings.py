@@ -81,6 +81,14 @@ class Settings(BaseSettings):
     """Longest retry wait in seconds (None: the models file's, else 60)."""
     model_timeout_s: float | None = Field(None, gt=0)
     """Per-request timeout of every role in seconds (None: the models file's, else 120)."""
+    agent_temperature: float | None = Field(None, ge=0)
+    """The agent model's sampling temperature (None: the models file's, else the
+    endpoint's default)."""
+    user_temperature: float | None = Field(None, ge=0)
+    """The simulated user model's temperature (None: the models file's / default)."""
+    max_output_tokens: int | None = Field(None, ge=1)
+    """Output token limit per model call of every role (None: the models file's, else
+    4096)."""
 
     @classmethod
     def settings_customise_sources(

@@ -260,6 +260,31 @@ def test_cli_executor_ray(ray_cluster: Any, tmp_path: Path) -> None:
     assert announced == (os.environ.get("STATEBOX_NETNS") != "loopback")
 
 
+@pytest.mark.slow  # starts Ray trial workers and ThinkingBox server processes
+def test_cli_thinkingbox_on_ray_gives_the_local_verdicts(ray_cluster: Any, tmp_path: Path) -> None:
+    """A ThinkingBox dataset with knowledge-base sources (the built-in search service, one
+    per node) and fork servers on Ray workers: the same verdicts as the local executor."""
+    fixture = TESTS / "fixtures" / "thinkingbox"
+    args = ["run", "--thinkingbox", str(fixture / "dataset"), "--tb-servers",
+            str(fixture / "servers.yaml"), "--test", "tiny_shop_group1.py:test_clear_note",
+            "--test", "tiny_shop_group1.py:test_broken_check",
+            "--test", "tiny_shop_group1_rubrics_yesno.py:test_cancel_order",
+            "--agent", "oracle", "--agent", "fault:skip_write=1", "--trials", "1",
+            "--warm-pool", "1"]  # fmt: skip
+    local = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "local")])
+    assert local.exit_code == 0, local.output
+    on_ray = CliRunner().invoke(
+        app, [*args, "--out", str(tmp_path / "ray"), "--executor", "ray", "--ray-workers", "2"]
+    )
+    assert on_ray.exit_code == 0, on_ray.output
+    assert _outcomes(tmp_path / "ray") == _outcomes(tmp_path / "local")
+    statuses = Counter(s for s, _ in _outcomes(tmp_path / "ray").values())
+    # oracle: 2 passed; fault (every write skipped): 2 failed; the broken check: 2 errors.
+    assert statuses == {"passed": 2, "failed": 2, "system_error": 2}
+    # The broken check's system errors keep their message on Ray too.
+    assert {e.type for e in read_errors(tmp_path / "ray")} == {"CheckError"}
+
+
 @pytest.mark.slow  # starts Ray trial workers (seconds each)
 def test_cli_announces_a_local_ray_on_a_network_address(
     ray_cluster: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

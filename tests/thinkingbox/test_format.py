@@ -22,7 +22,15 @@ ORDERS = [
     {"id": "O2", "customer_id": "C1", "status": "shipped", "total": 15, "note": None},
 ]
 C1 = {"id": "C1", "name": "Ada Lovelace", "email": "ada@example.com"}
-SOURCES = [{"name": "faq.md", "snippets": ["Refunds take 5 days."]}]
+SOURCES = [
+    {"name": "faq.md", "snippets": ["Refunds take 5 days."]},
+    {
+        "name": "shipping.md",
+        "snippets": [
+            "Orders ship within 2 days. Express shipping costs 9 euros and arrives next day."
+        ],
+    },
+]
 
 
 def _dataset(tmp_path: Path, files: dict[str, str]) -> Path:
@@ -86,7 +94,14 @@ def test_fixture_loads_in_list_order_with_tasks() -> None:
     assert first.function == "test_cancel_order"
     assert first.scenario == "tiny_shop"
     assert first.servers == ("tiny_shop",)
-    assert first.tools == ("get_order", "cancel_order", "update_order", "list_orders", "fail_hard")
+    assert first.tools == (
+        "get_order",
+        "cancel_order",
+        "update_order",
+        "list_orders",
+        "fail_hard",
+        "search_policy",
+    )
     assert first.policy.startswith("You are Tiny Shop's support agent.")
     assert first.query == "Please cancel my order O1, I changed my mind."
     assert first.rubrics_yesno == ("Does the response confirm the cancellation?",)
@@ -146,7 +161,7 @@ def test_names_add_entries_and_no_list_loads_every_test() -> None:
     only = load_dataset(DATASET, names=["tiny_shop_extra.py:test_list_orders"])
     assert [c.ref for c in only.cases] == ["tiny_shop_extra.py:test_list_orders"]
     everything = load_dataset(DATASET)
-    assert len(everything.cases) == 7  # group1 (5) + rubric variant (1) + extra (1)
+    assert len(everything.cases) == 8  # group1 (5) + rubric variant (1) + weak (1) + extra (1)
     assert "tiny_shop_group1.py:test_cancel_order" in {c.ref for c in everything.cases}
 
 

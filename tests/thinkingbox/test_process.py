@@ -39,7 +39,7 @@ def test_lifecycle_nulls_and_fresh_process_rule(
         p = await McpProcess.start(tiny_shop(), stderr_path=log)
         try:
             assert p.alive and p.pid is not None
-            assert [t.name for t in p.tools] == [*BUSINESS, "fail_hard", *RESERVED]
+            assert [t.name for t in p.tools] == [*BUSINESS, "search_policy", "fail_hard", *RESERVED]
             init = await p.reserved_init({"data_patch": {}, "golden_test_case": {}})
             assert init == {"status": "ok", "pid": p.pid, "inits": 1}
             assert p.initialised

@@ -20,6 +20,7 @@ def test_fixture_servers_file() -> None:
         command=("/opt/py/bin/python", "tiny_shop_server.py"),
         env={"TINY_SHOP_MODE": "test"},
         cwd=FIXTURE,
+        python="/opt/py/bin/python",
     )
     assert specs.unsupported == {"not_a_process": "http"}
     assert specs.require("tiny_shop") is specs["tiny_shop"]

@@ -38,7 +38,7 @@ def test_agent_surface_results_and_close(toy_domain: Domain, world: World) -> No
             McpProcess.start(tiny_shop(TINY_SHOP_TEARDOWN_FAILS="1")),
         )
         await shop.reserved_init({"data_patch": PATCH})
-        session = TbSession({"tiny_shop": shop}, allowlist=(*ALLOWLIST, "search_policy"))
+        session = TbSession({"tiny_shop": shop}, allowlist=(*ALLOWLIST, "refund_order"))
         assert isinstance(session, ToolSession)
 
         # What the agent sees: the allowlisted business tools, never the lifecycle.
@@ -46,7 +46,7 @@ def test_agent_surface_results_and_close(toy_domain: Domain, world: World) -> No
         get_order = next(t for t in session.tools() if t.name == "get_order")
         assert get_order.description == "Look up one order by id."
         assert get_order.input_schema["required"] == ["order_id"]
-        assert session.missing == ("search_policy",)
+        assert session.missing == ("refund_order",)
 
         # Lifecycle, off-allowlist and unknown names: the Dispatcher's own refusal,
         # and the server never hears of them.
@@ -117,7 +117,9 @@ def test_agent_surface_results_and_close(toy_domain: Domain, world: World) -> No
         hidden_call = await hidden.call(ToolCall(tool="fail_hard"))
         assert hidden_call.error is not None and hidden_call.error.kind == "unknown_tool"
         everything = TbSession({"tiny_shop": shop})
-        assert [t.name for t in everything.tools()] == sorted([*ALLOWLIST, "delete_customer"])
+        assert [t.name for t in everything.tools()] == sorted(
+            [*ALLOWLIST, "delete_customer", "search_policy"]
+        )
         with pytest.raises(BackendError, match="both list tool 'get_order'"):
             TbSession({"a": shop, "b": flaky}, allowlist=("get_order",))
 

@@ -184,7 +184,14 @@ def test_llm_agent_with_a_rubric_judge_over_a_real_model_server(tmp_path: Path) 
     assert len(rubric) == 1 and rubric[0].passed and not rubric[0].skipped
     # The model saw the allowlisted MCP tools and nothing else.
     offered = set(agent_requests[0].tools)
-    assert offered == {"get_order", "cancel_order", "update_order", "list_orders", "fail_hard"}
+    assert offered == {
+        "get_order",
+        "cancel_order",
+        "update_order",
+        "list_orders",
+        "fail_hard",
+        "search_policy",
+    }
     assert records[0].cost_usd >= 0 and records[0].model_calls
 
 

@@ -124,6 +124,30 @@ def _perturb(call: GoldenCall, schema: Mapping[str, Any], rng: random.Random) ->
     return GoldenCall(tool=call.tool, args={**call.args, name: new})
 
 
+def is_write(ctx: TrialContext, index: int) -> bool:
+    """Whether golden call ``index`` of the trial's task is a write (see `TrialContext`)."""
+    if ctx.write_calls is not None:
+        return index in ctx.write_calls
+    return ctx.task.golden[index].tool in ctx.mutating_tools
+
+
+def inapplicable_faults(ctx: TrialContext) -> list[str]:
+    """Why some of the fault agent's faults cannot apply to the trial's task (may be empty).
+
+    A task with no write has nothing for skip_write, wrong_value and extra_write to act
+    on; a write with no arguments has nothing for wrong_value to change.
+    """
+    writes = [i for i in range(len(ctx.task.golden)) if is_write(ctx, i)]
+    if not writes:
+        return [
+            "no golden call changes the state: skip_write, wrong_value and extra_write cannot apply"
+        ]
+    bare = [ctx.task.golden[i].tool for i in writes if not ctx.task.golden[i].args]
+    if bare:
+        return [f"write(s) {', '.join(bare)} take no arguments: wrong_value cannot apply to them"]
+    return []
+
+
 class _FaultAgent(_Replay):
     """Builds its perturbed plan at the start observation (it needs the tool schemas)."""
 
@@ -139,11 +163,11 @@ class _FaultAgent(_Replay):
         rng = random.Random(seed)
         r = self._rates
         plan: list[GoldenCall | None] = []
-        for call in self._ctx.task.golden:
+        for i, call in enumerate(self._ctx.task.golden):
             if rng.random() < r.stop_early:
                 plan.append(None)
                 return plan
-            if call.tool not in self._ctx.mutating_tools:
+            if not is_write(self._ctx, i):
                 plan.append(call)
                 continue
             if rng.random() < r.skip_write:
@@ -169,6 +193,8 @@ class FaultInjectionFactory:
     """
 
     name = "fault"
+    needs_golden_writes = True
+    """The runner finds which golden calls write where tools do not say (`TrialContext`)."""
 
     def __init__(self, rates: FaultRates | None = None) -> None:
         self.rates = rates or FaultRates()

@@ -24,6 +24,10 @@ class TrialContext(NamedTuple):
     episode: Episode | None = None
     """The trial's episode, before reset (for drivers that expose it elsewhere, such as
     an outside agent reaching tools through a gateway); ordinary agents ignore it."""
+    write_calls: frozenset[int] | None = None
+    """Indices of the task's golden calls that change the backend's state, where the
+    backend's tools declare no writes (an external environment: found by a golden
+    replay); None: a golden call is a write when its tool is in ``mutating_tools``."""
 
 
 @runtime_checkable

@@ -288,6 +288,41 @@ def run(
             rich_help_panel="Your own MCP server",
         ),
     ] = None,
+    typesense_url: Annotated[
+        str | None,
+        typer.Option(
+            help="Index knowledge-base sources in this Typesense (http://HOST:PORT) instead "
+            "of statebox's built-in search service (key: $STATEBOX_TYPESENSE_API_KEY, else "
+            "the servers file's).",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = None,
+    fork_server: Annotated[
+        bool,
+        typer.Option(
+            "--fork-server/--no-fork-server",
+            help="Fork each trial's fresh server processes from one pre-imported parent "
+            "per server (servers that cannot be forked start plainly).",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = True,
+    tool_timeout: Annotated[
+        float | None,
+        typer.Option(
+            min=1.0,
+            max=3600.0,
+            help="Seconds one server tool call may take (default 300).",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = None,
+    preset: Annotated[
+        str | None,
+        typer.Option(
+            help="A published protocol in one flag: thinkingbox (20 trials, agent "
+            "temperature 1.0, user 0.3, judge 0, 4096 output tokens, 10 user follow-ups, "
+            "600 s per trial, 300 s per tool call, 5 retries). Flags override it.",
+        ),
+    ] = None,
 ) -> None:
     """Run a campaign (default: the built-in suite, the fault-injection agent, 5 trials)."""
     from statebox.cli._backends import BackendOptions, open_backends
@@ -315,6 +350,7 @@ def run(
         if suite is None and not tasks and tb_planned is None and thinkingbox is None:
             suite, tasks = planned.suite, planned.tasks
         agent = agent or planned.agents
+        preset = preset or planned.preset
     flags: dict[str, Any] = {
         "suite": suite,
         "trials": trials,
@@ -328,7 +364,13 @@ def run(
         "models_file": models,
         "pricing_file": pricing,
         "think": think,
+        "tool_timeout_s": tool_timeout,
     }
+    from statebox.cli._preset import apply_preset
+
+    preset_applied = apply_preset(preset, flags)
+    flags = preset_applied.flags
+    tool_timeout_s = float(flags.pop("tool_timeout_s") or 300.0)
     try:
         settings = Settings.model_validate({k: v for k, v in flags.items() if v is not None})
     except ValueError as exc:
@@ -366,6 +408,9 @@ def run(
             hidden_tools=hide_tool,
             warm=warm_pool,
             check_timeout_s=check_timeout,
+            typesense_url=typesense_url,
+            fork_server=fork_server,
+            tool_timeout_s=tool_timeout_s,
         )
     elif resume and tb_planned is not None:
         tb = tb_planned
@@ -377,6 +422,7 @@ def run(
                 ("--tb-servers", tb_servers),
                 ("--server-python", server_python),
                 ("--hide-tool", hide_tool),
+                ("--typesense-url", typesense_url),
             )
             if value
         ]
@@ -402,12 +448,12 @@ def run(
         out = settings.runs_dir / f"{label}-{agents[0].agent_id}-{stamp}"
     tb_run = None
     db_run = None
-    if tb is not None and executor == "ray":
-        raise ConfigError("ThinkingBox datasets run with --executor local only")
     if tb is not None:
         # More ready servers than trials in flight would only cost memory.
         tb = tb._replace(warm=min(tb.warm, settings.concurrency))
-        tb_run = open_dataset(tb, log_dir=out / "server-logs")
+        # On Ray the workers run the trials: each builds the dataset's environments
+        # itself (and its node's search service); the driver's only plan.
+        tb_run = open_dataset(tb, log_dir=out / "server-logs", start_search=executor != "ray")
         task_list, source = tb_run.tasks, tb.source
     elif db is not None:
         db = db._replace(warm=min(db.warm, settings.concurrency))
@@ -439,11 +485,11 @@ def run(
         models=roles.labels,
         agent_specs=tuple(agent or [settings.agent]),
         environments=tb_run.environments if tb_run else db_run.environments if db_run else {},
-        source_settings={"thinkingbox": tb.to_manifest()}
-        if tb
-        else {"backends": db.to_manifest()}
-        if db
-        else {},
+        source_settings={
+            **({"thinkingbox": tb.to_manifest()} if tb else {}),
+            **({"backends": db.to_manifest()} if db else {}),
+            **({"preset": preset_applied.manifest} if preset_applied.manifest else {}),
+        },
         policy_mode=None if policy_mode is None else policy_mode.value,
     )
     from statebox.cli._progress import make_progress
@@ -452,6 +498,10 @@ def run(
     pool = executor_for(
         executor, settings, domain or [], campaign.agent_specs, ray_address, ray_workers
     )
+    if pool is not None and tb is not None:
+        from statebox.cli._thinkingbox import TbWorkerSetup
+
+        pool.setup = TbWorkerSetup(pool.setup, tb, str((out / "server-logs").resolve()))
     if pool is not None and ray_address is None:
         from statebox.cli._scale import local_ray_notice
 
@@ -517,6 +567,7 @@ class _Planned(NamedTuple):
     concurrency: int | None = None
     policy_mode: str | None = None  # None: each task's own
     backends: dict[str, Any] | None = None  # settings.backends of a --backend campaign
+    preset: str | None = None
 
 
 def _planned(out: Path) -> _Planned:
@@ -534,6 +585,8 @@ def _planned(out: Path) -> _Planned:
     concurrency = raw if isinstance(raw, int) else None
     mode = m.settings.get("policy_mode")
     policy_mode = mode if mode in {o.value for o in PolicyModeOption} else None
+    raw_preset = m.settings.get("preset")
+    preset = raw_preset.get("name") if isinstance(raw_preset, dict) else None
     if isinstance(tb, dict):
         from statebox.cli._thinkingbox import TbOptions
 
@@ -545,7 +598,8 @@ def _planned(out: Path) -> _Planned:
             agents,
             TbOptions.from_manifest(tb),
             concurrency,
-            policy_mode,
+            policy_mode=policy_mode,
+            preset=preset,
         )
     backends = m.settings.get("backends")
     backends = backends if isinstance(backends, dict) else None
@@ -554,7 +608,16 @@ def _planned(out: Path) -> _Planned:
         None if suite or source.startswith("backend:") else [Path(p) for p in source.split(", ")]
     )
     return _Planned(
-        m.trials, m.seed, suite, tasks, agents, None, concurrency, policy_mode, backends
+        m.trials,
+        m.seed,
+        suite,
+        tasks,
+        agents,
+        None,
+        concurrency,
+        policy_mode=policy_mode,
+        backends=backends,
+        preset=preset,
     )
 
 

@@ -45,15 +45,74 @@ def validate(
         str | None,
         typer.Option(help="PostgreSQL server for postgres backends (default: a throwaway one)."),
     ] = None,
+    call_level: Annotated[
+        bool,
+        typer.Option(
+            "--call-level",
+            help="Also run the call-level mutants (drop / alter / repeat a golden write) "
+            "and print their strength: the operators --thinkingbox uses.",
+        ),
+    ] = False,
+    thinkingbox: Annotated[
+        Path | None,
+        typer.Option(
+            help="Mutation-test a ThinkingBox dataset (call-level mutants through its own "
+            "servers) instead of statebox tasks.",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = None,
+    test_list: Annotated[
+        Path | None,
+        typer.Option(help="ThinkingBox test list.", rich_help_panel="ThinkingBox datasets"),
+    ] = None,
+    test: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="One ThinkingBox test, FILE.py:FUNCTION (repeatable).",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = None,
+    tb_servers: Annotated[
+        Path | None,
+        typer.Option(help="Servers YAML.", rich_help_panel="ThinkingBox datasets"),
+    ] = None,
+    server_python: Annotated[
+        str | None,
+        typer.Option(help="Python for {python}.", rich_help_panel="ThinkingBox datasets"),
+    ] = None,
+    concurrency: Annotated[
+        int,
+        typer.Option(min=1, help="Trials in flight.", rich_help_panel="ThinkingBox datasets"),
+    ] = 4,
+    max_alter: Annotated[
+        int,
+        typer.Option(
+            min=0, help="Most alter mutants per golden write (spread over its argument leaves)."
+        ),
+    ] = 3,
 ) -> None:
     """Validate tasks: schema, golden replay, oracle, do-nothing agent, mutants.
 
-    Exits 1 when any task is invalid or any real mutant survives.
+    Exits 1 when any task is invalid or any real mutant survives. With --thinkingbox:
+    call-level mutants through the dataset's servers, strength per domain and operator
+    and survivors by field; exits 1 only when a task could not be judged.
     """
     from statebox.judge import Judge, validate_task
     from statebox.tasks import WorldCache
 
+    if thinkingbox is not None:
+        from statebox.cli._tb_validate import run_tb_validate
+        from statebox.cli._thinkingbox import TbOptions
+
+        options = TbOptions.build(
+            thinkingbox, test_list=test_list, names=test, servers=tb_servers,
+            server_python=server_python, drop_sources=False, hidden_tools=None, warm=0,
+            check_timeout_s=60.0,
+        )  # fmt: skip
+        run_tb_validate(options, concurrency=concurrency, max_alter=max_alter, json_out=json_out)
+        return
     results: list[Any] = []
+    call_results: list[Any] = []
     if backend:
         from statebox.cli._backends import validate_backend_tasks
 
@@ -68,10 +127,16 @@ def validate(
         judges: dict[str, Judge] = {}
 
         async def go() -> None:
+            from statebox.judge._call_mutants import domain_call_mutants
+
             for t in tasks:
                 d = registry.domain(t.domain)
                 judge = judges.setdefault(d.name, Judge(d, worlds))
                 results.append((t, await validate_task(d, t, judge)))
+                if call_level:
+                    call_results.extend(
+                        await domain_call_mutants(d, t, judge, max_alter_per_call=max_alter)
+                    )
 
         asyncio.run(go())
     bad = [v for _, v in results if not v.ok]
@@ -89,6 +154,11 @@ def validate(
                     "caught": caught,
                     "survived": survived,
                     "excluded": excluded,
+                    **(
+                        {"call_level_mutants": [m.model_dump() for m in call_results]}
+                        if call_level
+                        else {}
+                    ),
                     "results": [
                         {
                             "task_id": v.task_id,
@@ -143,6 +213,10 @@ def validate(
             + (f": {'; '.join(reasons)}" if reasons else "")
             + ")"
         )
+    if call_level and not json_out:
+        from statebox.cli._tb_validate import print_call_level
+
+        print_call_level(call_results, f"{len(results)} statebox tasks")
     if bad:
         err_console.print(f"{len(bad)} of {len(results)} task(s) invalid", style="red")
         raise typer.Exit(1)

@@ -15,11 +15,16 @@ from typing import Any, NamedTuple
 from statebox.cli._app import err_console
 from statebox.errors import ConfigError
 
-__all__ = ["POLICY_SEARCH_TOOLS", "TbOptions", "open_dataset"]
+__all__ = ["POLICY_SEARCH_TOOLS", "SearchNode", "TbOptions", "TbWorkerSetup", "open_dataset"]
 
 POLICY_SEARCH_TOOLS = frozenset({"knowledge_base_search_policy", "search_policy"})
 """The v1.0 scenarios' policy-search tools: they need the search service that the
 knowledge-base ``sources`` feed, so ``--drop-sources`` hides them from agents."""
+
+SEARCH_BUILTIN = "builtin"
+"""`TbOptions.search`: statebox's own search service (`SearchService`)."""
+SEARCH_NONE = "none"
+"""`TbOptions.search` with ``--drop-sources``: no service at all."""
 
 
 class TbOptions(NamedTuple):
@@ -43,6 +48,13 @@ class TbOptions(NamedTuple):
     """Server processes kept ready per server."""
     check_timeout_s: float
     """Limit of one check function, in seconds."""
+    search: str = SEARCH_BUILTIN
+    """Knowledge-base search: ``builtin`` (statebox's service), a Typesense base URL
+    (``--typesense-url``), or ``none`` (``--drop-sources``)."""
+    fork_server: bool = True
+    """Fork each trial's server processes from a pre-imported parent per server."""
+    tool_timeout_s: float = 300.0
+    """Limit of one tool call (and of init/effects), in seconds."""
 
     @classmethod
     def build(
@@ -57,6 +69,9 @@ class TbOptions(NamedTuple):
         hidden_tools: list[str] | None,
         warm: int,
         check_timeout_s: float,
+        typesense_url: str | None = None,
+        fork_server: bool = True,
+        tool_timeout_s: float = 300.0,
     ) -> TbOptions:
         """Options from the command line, defaults filled in.
 
@@ -64,8 +79,20 @@ class TbOptions(NamedTuple):
         the thinkingbox-data repository); the server python to this one.
 
         Raises:
-            ConfigError: The dataset folder, test list or servers file does not exist.
+            ConfigError: The dataset folder, test list or servers file does not exist,
+                a bad ``--typesense-url``, or it given with ``--drop-sources``.
         """
+        from statebox.thinkingbox._search import parse_typesense_url
+
+        if typesense_url is not None and drop_sources:
+            raise ConfigError("--typesense-url and --drop-sources exclude each other")
+        search = (
+            SEARCH_NONE
+            if drop_sources
+            else parse_typesense_url(typesense_url)
+            if typesense_url is not None
+            else SEARCH_BUILTIN
+        )
         dataset = dataset.resolve()
         if not (dataset / "test_case").is_dir() or not (dataset / "scenario").is_dir():
             raise ConfigError(f"{dataset}: not a ThinkingBox dataset (no test_case/ + scenario/)")
@@ -84,6 +111,9 @@ class TbOptions(NamedTuple):
             hidden_tools=tuple(hidden_tools or ()),
             warm=warm,
             check_timeout_s=check_timeout_s,
+            search=search,
+            fork_server=fork_server,
+            tool_timeout_s=tool_timeout_s,
         )
 
     def to_manifest(self) -> dict[str, Any]:
@@ -108,6 +138,11 @@ class TbOptions(NamedTuple):
             hidden_tools=tuple(data.get("hidden_tools") or ()),
             warm=int(data["warm"]),
             check_timeout_s=float(data["check_timeout_s"]),
+            # Campaigns from before these options ran without a search service and
+            # without fork servers (those are what they then did).
+            search=str(data.get("search", SEARCH_NONE)),
+            fork_server=bool(data.get("fork_server", False)),
+            tool_timeout_s=float(data.get("tool_timeout_s", 300.0)),
         )
 
     @property
@@ -131,19 +166,38 @@ def _python(given: str | None) -> str:
     return os.path.abspath(found)
 
 
-def open_dataset(options: TbOptions, log_dir: Path | None = None) -> Any:
+def open_dataset(
+    options: TbOptions,
+    log_dir: Path | None = None,
+    *,
+    search: Any = None,
+    start_search: bool = True,
+) -> Any:
     """Load the dataset and build its environments (a `ThinkingBoxRun`; close it).
+
+    With ``search == "builtin"`` this starts statebox's search service (stopped by the
+    run's ``aclose``) when some case carries ``sources``.
 
     Args:
         options: The ThinkingBox options.
         log_dir: Where each server process's stderr goes (None: discarded).
+        search: A `SearchTarget` already running for the built-in search (a Ray node's
+            shared service); None starts one when needed.
+        start_search: False: start none (a driver whose trials run elsewhere).
 
     Raises:
         TaskSpecError: A malformed test file, test list or scenario.
         ConfigError: A bad servers file, or a server the cases need is not in it.
+        BackendError: The search service could not start.
     """
     try:
-        from statebox.thinkingbox import load_dataset, load_servers, open_thinkingbox
+        from statebox.thinkingbox import (
+            SearchService,
+            SearchTarget,
+            load_dataset,
+            load_servers,
+            open_thinkingbox,
+        )
     except ImportError as exc:
         raise ConfigError(
             f"ThinkingBox datasets need the MCP client ({exc.name} is missing): "
@@ -168,11 +222,104 @@ def open_dataset(options: TbOptions, log_dir: Path | None = None) -> Any:
             )
         hidden |= set(searches)
     servers = load_servers(options.servers, python=options.server_python)
-    return open_thinkingbox(
-        suite,
-        servers,
-        warm=options.warm,
-        hidden_tools=frozenset(hidden),
-        check_timeout_s=options.check_timeout_s,
-        log_dir=log_dir,
+    needs_search = any(
+        isinstance(cfg, dict) and cfg.get("sources") for c in suite.cases for cfg in c.init.values()
     )
+    service = None
+    target = None
+    if needs_search and options.search == SEARCH_BUILTIN and search is not None:
+        target = search
+    elif needs_search and options.search == SEARCH_BUILTIN and start_search:
+        service = SearchService(log_path=log_dir / "search-service.log" if log_dir else None)
+        service.start()
+    elif needs_search and options.search != SEARCH_NONE:
+        target = SearchTarget(options.search, os.environ.get("STATEBOX_TYPESENSE_API_KEY"))
+    try:
+        return open_thinkingbox(
+            suite,
+            servers,
+            warm=options.warm,
+            hidden_tools=frozenset(hidden),
+            check_timeout_s=options.check_timeout_s,
+            log_dir=log_dir,
+            fork_server=options.fork_server,
+            search=target,
+            search_service=service,
+            call_timeout_s=options.tool_timeout_s,
+            on_notice=lambda m: err_console.print(f"note: {m}", style="yellow", highlight=False),
+        )
+    except BaseException:
+        if service is not None:
+            service.stop()
+        raise
+
+
+class SearchNode:
+    """The built-in search service of one Ray node (a `NodeService` factory, picklable)."""
+
+    def __init__(self) -> None:
+        self._service: Any = None
+
+    def start(self) -> tuple[str, str | None]:
+        """Start it; return its URL and key."""
+        from statebox.thinkingbox import SearchService
+
+        self._service = SearchService().start()
+        target = self._service.target
+        return target.url, target.api_key
+
+    def stop(self) -> None:
+        """Stop it."""
+        if self._service is not None:
+            self._service.stop()
+
+
+class TbWorkerSetup(NamedTuple):
+    """A Ray worker's recipe for a ThinkingBox campaign.
+
+    The base kit (models) plus the dataset's environments over the worker's own server
+    processes, sharing its node's search service (`SearchNode`).
+    """
+
+    base: Any
+    """The worker setup of the rest of the run (`CliSetup`)."""
+    options: TbOptions
+    """The dataset's options, as the driver resolved them."""
+    log_dir: str | None
+    """Folder for the servers' stderr (on the worker's node)."""
+    node: tuple[str, str | None] | None = None
+    """The node's search service (URL, key), once `on_node` gave it."""
+
+    @property
+    def builds_environments(self) -> bool:
+        """Yes: the workers get the dataset's environments from this recipe."""
+        return True
+
+    @property
+    def node_service(self) -> SearchNode | None:
+        """One search service per node when the dataset uses the built-in one."""
+        return SearchNode() if self.options.search == SEARCH_BUILTIN else None
+
+    def on_node(self, info: tuple[str, str | None]) -> TbWorkerSetup:
+        """This recipe with its node's search service."""
+        return self._replace(node=info)
+
+    def __call__(self) -> Any:
+        """The base kit with the dataset's environments (closed with the kit)."""
+        from statebox.runner import WorkerKit
+        from statebox.thinkingbox import SearchTarget
+
+        kit = self.base()
+        target = SearchTarget(*self.node) if self.node is not None else None
+        run = open_dataset(
+            self.options, Path(self.log_dir) if self.log_dir else None, search=target
+        )
+
+        async def aclose() -> None:
+            try:
+                await run.aclose()
+            finally:
+                if kit.aclose is not None:
+                    await kit.aclose()
+
+        return WorkerKit(kit.registry, kit.users, kit.rubric, aclose, run.environments)

@@ -83,6 +83,14 @@ class ModelSetup:
             update["base_url"] = url
         if self.settings.model_timeout_s is not None:
             update["timeout_s"] = self.settings.model_timeout_s
+        if self.settings.max_output_tokens is not None:
+            update["max_tokens"] = self.settings.max_output_tokens
+        temperature = {
+            "agent": self.settings.agent_temperature,
+            "user": self.settings.user_temperature,
+        }.get(role)
+        if temperature is not None:  # the judge's is always 0 (`ModelRubricJudge`)
+            update["temperature"] = temperature
         return config.model_copy(update=update) if update else config
 
     async def aclose(self) -> None:

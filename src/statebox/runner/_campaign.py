@@ -57,6 +57,7 @@ from statebox.records import (
 from statebox.registry import Registry
 from statebox.runner._environment import ChecksTasks, DeclaresWrites, Environment, TrialJudge
 from statebox.runner._executor import RecordSink, TrialExecutor
+from statebox.runner._faults import golden_write_calls, warn_inapplicable_faults
 from statebox.runner._progress import NullProgress, ProgressSink
 from statebox.tasks import Task, WorldCache, bundle_hash
 from statebox.users import ScriptedUser
@@ -277,14 +278,17 @@ class _Runner:
         actor: Agent | None = None
         try:
             # An environment that does not say which tools write leaves the fault agent no
-            # writes to perturb.
+            # writes to perturb, unless it can tell which golden calls write.
             if isinstance(domain, Domain):
                 mutating = frozenset(n for n, s in domain.tools.items() if s.mutates)
             elif isinstance(domain, DeclaresWrites):
                 mutating = await domain.mutating_tools(task)
             else:
                 mutating = frozenset()
-            actor = agent(TrialContext(task, trial, self.c.seed, mutating, episode))
+            write_calls = await golden_write_calls(domain, task, agent)
+            ctx = TrialContext(task, trial, self.c.seed, mutating, episode, write_calls)
+            warn_inapplicable_faults(agent, ctx, domain)
+            actor = agent(ctx)
             obs = await episode.reset()
             try:
                 async with asyncio.timeout(self.c.trial_timeout_s):

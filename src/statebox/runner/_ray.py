@@ -38,6 +38,7 @@ from statebox.runner._environment import Portable
 from statebox.runner._executor import PlannedTrial
 from statebox.runner._ray_worker import (
     EndpointLimits,
+    NodeService,
     RegistrySetup,
     TaskStore,
     TrialResult,
@@ -109,12 +110,20 @@ class RayExecutor:
         c = runner.c
         if not todo:
             return
+        builds = bool(getattr(self.setup, "builds_environments", False))
         unportable = sorted(n for n, e in c.environments.items() if not isinstance(e, Portable))
-        if unportable:
+        if unportable and not builds:
             raise ConfigError(
-                f"external environments {', '.join(unportable)} run with --executor local only"
+                f"external environments {', '.join(unportable)} run with --executor local "
+                "only, or on Ray with a worker setup that builds them in each worker "
+                "(statebox run --thinkingbox ... --executor ray has one)"
             )
-        recipes = {n: e.recipe() for n, e in c.environments.items() if isinstance(e, Portable)}
+        # A setup that builds the environments itself needs no recipes.
+        recipes = (
+            {}
+            if builds
+            else {n: e.recipe() for n, e in c.environments.items() if isinstance(e, Portable)}
+        )
         if len(c.agent_specs) != len(c.agents):
             raise ConfigError(
                 "the Ray executor rebuilds agents on its workers from their specs: "
@@ -135,6 +144,7 @@ class RayExecutor:
             started = True
         limiter: Any = None
         workers: list[Any] = []
+        services: list[Any] = []
         try:
             # Named per run, so workers find them by a plain string (see TrialWorker).
             prefix = f"statebox-{runner.manifest.campaign_id}-{uuid.uuid4().hex[:8]}"
@@ -144,7 +154,12 @@ class RayExecutor:
             limiter = limits.remote()
             store = ray.remote(TaskStore).options(name=f"{prefix}-tasks", num_cpus=0)
             self._store = store.remote({t.id: t for t in c.tasks})
-            workers = self._start_workers(ray, runner, prefix, len(todo), recipes)
+            node_prefix = None
+            factory = getattr(self.setup, "node_service", None)
+            if factory is not None:
+                node_prefix = f"{prefix}-node"
+                services = self._start_node_services(ray, node_prefix, factory)
+            workers = self._start_workers(ray, runner, prefix, len(todo), recipes, node_prefix)
             await self._drive(runner, todo, workers)
         finally:
             if limiter is not None:
@@ -157,6 +172,10 @@ class RayExecutor:
                 with contextlib.suppress(Exception):
                     ray.get(w.close.remote(), timeout=30)
                 ray.kill(w, no_restart=True)
+            for service in services:
+                with contextlib.suppress(Exception):
+                    ray.get(service.stop.remote(), timeout=30)
+                ray.kill(service, no_restart=True)
             if limiter is not None:
                 ray.kill(limiter, no_restart=True)
             if self._store is not None:
@@ -165,6 +184,24 @@ class RayExecutor:
             if started:
                 ray.shutdown()
 
+    @staticmethod
+    def _start_node_services(ray: Any, prefix: str, factory: Any) -> list[Any]:
+        """One `NodeService` actor per alive node, pinned there, named ``PREFIX-<node id>``."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        services = []
+        for node in ray.nodes():
+            if not node.get("Alive"):
+                continue
+            node_id = node["NodeID"]
+            actor = ray.remote(NodeService).options(
+                name=f"{prefix}-{node_id}",
+                num_cpus=0,
+                scheduling_strategy=NodeAffinitySchedulingStrategy(node_id, soft=False),
+            )
+            services.append(actor.remote(factory))
+        return services
+
     def _start_workers(
         self,
         ray: Any,
@@ -172,6 +209,7 @@ class RayExecutor:
         prefix: str,
         pending: int,
         recipes: dict[str, Any],
+        node_prefix: str | None = None,
     ) -> list[Any]:
         c = runner.c
         cpus = int(ray.cluster_resources().get("CPU", 1))
@@ -199,6 +237,7 @@ class RayExecutor:
                     trial_timeout_s=c.trial_timeout_s,
                     policy_mode=c.policy_mode,
                     environments=recipes,
+                    node_services=node_prefix,
                 ),
                 f"{prefix}-tasks",
                 f"{prefix}-limits",

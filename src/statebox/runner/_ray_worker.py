@@ -43,6 +43,7 @@ from statebox.tasks import Task
 __all__ = [
     "ActorLimiter",
     "EndpointLimits",
+    "NodeService",
     "RegistrySetup",
     "TaskStore",
     "TrialResult",
@@ -63,7 +64,10 @@ class WorkerKit(NamedTuple):
     rubric: RubricJudge | None = None
     """The rubric judge (None: rubric checks skipped and reported)."""
     aclose: Callable[[], Awaitable[None]] | None = None
-    """Closes what the kit opened (model clients), when the worker stops."""
+    """Closes what the kit opened (model clients, environments), when the worker stops."""
+    environments: Mapping[str, Any] = {}
+    """External environments by domain name, built in the worker (a ThinkingBox
+    dataset's scenarios over this worker's own server processes)."""
 
 
 class WorkerSetup(Protocol):
@@ -115,6 +119,40 @@ class WorkerConfig(NamedTuple):
     environments: Mapping[str, Callable[[], Any]] = {}
     """Domain name → picklable recipe of an external environment (`Portable.recipe`),
     built once in each worker."""
+    node_services: str | None = None
+    """Name prefix of the per-node service actors (``PREFIX-<node id>``), when the setup
+    has a `NodeService`: the worker hands its node's `NodeService.info` to the setup's
+    ``on_node`` before building its kit."""
+
+
+class NodeService:
+    """One service per cluster node (a Ray actor pinned to the node).
+
+    For example the search service of a ThinkingBox dataset that every worker on the
+    node shares.
+
+    Args:
+        factory: Picklable; ``factory.start()`` starts the service and returns its
+            (picklable) info, ``factory.stop()`` stops it.
+    """
+
+    def __init__(self, factory: Any) -> None:
+        self._factory = factory
+        self._info: Any = None
+        self._started = False
+
+    async def info(self) -> Any:
+        """The service's info (it starts on the first call)."""
+        if not self._started:
+            self._info = self._factory.start()
+            self._started = True
+        return self._info
+
+    async def stop(self) -> None:
+        """Stop the service (idempotent)."""
+        if self._started:
+            self._factory.stop()
+            self._started = False
 
 
 class _Collector:
@@ -186,7 +224,12 @@ class TrialWorker:
 
         store, limiter = (ray.get_actor(n) for n in self._names)
         tasks: Mapping[str, Task] = await store.tasks.remote()
-        kit = config.setup()
+        setup = config.setup
+        if config.node_services is not None:
+            node = ray.get_runtime_context().get_node_id()
+            info = await ray.get_actor(f"{config.node_services}-{node}").info.remote()
+            setup = setup.on_node(info)
+        kit = setup()
         agents: dict[str, AgentFactory] = {}
         for agent_id, spec in config.agent_specs.items():
             agent = kit.registry.agent(spec)
@@ -196,9 +239,13 @@ class TrialWorker:
                 )
             agents[agent_id] = agent
         names = sorted({t.domain for t in tasks.values()})
-        # Each worker builds its own environments (its own servers and databases).
+        # Each worker builds its own environments (its own servers and databases): the
+        # setup's (ThinkingBox), or from the driver's recipes (--backend files).
         environments = {n: config.environments[n]() for n in names if n in config.environments}
-        domains = {name: environments.get(name) or kit.registry.domain(name) for name in names}
+        domains = {
+            name: kit.environments.get(name) or environments.get(name) or kit.registry.domain(name)
+            for name in names
+        }
         campaign = Campaign(
             tasks=list(tasks.values()),
             agents=list(agents.values()),

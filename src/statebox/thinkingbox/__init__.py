@@ -12,17 +12,22 @@ from statebox.thinkingbox._environment import (
     ThinkingBoxRun,
     open_thinkingbox,
 )
+from statebox.thinkingbox._forkserver import ForkServer
 from statebox.thinkingbox._format import TbCase, TbScenario, TbSuite, load_dataset
 from statebox.thinkingbox._judge import TbJudge
 from statebox.thinkingbox._pool import Pooled, ReadyPool, WarmPool
 from statebox.thinkingbox._process import McpProcess
+from statebox.thinkingbox._search import SearchService, SearchTarget
 from statebox.thinkingbox._servers import ServerSpec, load_servers
 from statebox.thinkingbox._session import TbSession, is_reserved
 
 __all__ = [
+    "ForkServer",
     "McpProcess",
     "Pooled",
     "ReadyPool",
+    "SearchService",
+    "SearchTarget",
     "ServerSpec",
     "TbCase",
     "TbJudge",

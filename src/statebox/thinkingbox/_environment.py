@@ -13,9 +13,10 @@ with `ThinkingBoxRun.aclose` (it stops every server process).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from statebox.episode import EpisodeOutcome
 from statebox.errors import BackendError, ConfigError
@@ -25,6 +26,7 @@ from statebox.thinkingbox._format import TbCase, TbSuite
 from statebox.thinkingbox._judge import TbJudge
 from statebox.thinkingbox._pool import WarmPool
 from statebox.thinkingbox._process import McpProcess
+from statebox.thinkingbox._search import SearchService, SearchTarget
 from statebox.thinkingbox._servers import ServerSpec
 from statebox.thinkingbox._session import TbSession
 
@@ -54,8 +56,11 @@ class ThinkingBoxEnvironment:
         hidden_tools: frozenset[str] = frozenset(),
         check_timeout_s: float = 60.0,
         check_python: str | None = None,
+        search: SearchTarget | None = None,
     ) -> None:
         self.name = name
+        self._search = search
+        self._writes: dict[str, asyncio.Task[tuple[bool, ...]]] = {}
         self._cases = dict(cases)
         self._pool = pool
         self._hidden = hidden_tools
@@ -96,9 +101,15 @@ class ThinkingBoxEnvironment:
                     await process.reserved_init(config)
                 except BackendError as exc:
                     if isinstance(config, dict) and config.get("sources"):
+                        where = (
+                            f"the search service at {self._search.url}"
+                            if self._search is not None
+                            else "no search service"
+                        )
                         raise BackendError(
-                            f"{exc} (its config carries knowledge-base sources, which need "
-                            "a search service; without one, run with --drop-sources)"
+                            f"{exc} (its config carries knowledge-base sources, indexed in "
+                            f"{where}; --typesense-url URL uses another, --drop-sources "
+                            "drops them)"
                         ) from exc
                     raise
         except BaseException:
@@ -106,6 +117,29 @@ class ThinkingBoxEnvironment:
                 process.close()
             raise
         return TbSession(processes, allowlist=case.tools, hidden=self._hidden)
+
+    async def golden_writes(self, task: Task) -> tuple[bool, ...]:
+        """Per golden call of ``task``: whether it changes a server's state.
+
+        Found once per task by a golden replay on fresh processes with a state read
+        after each call (`probe_golden`), then remembered.
+
+        Raises:
+            BackendError: The replay's servers failed.
+        """
+        from statebox.thinkingbox._probe import probe_golden
+
+        job = self._writes.get(task.id)
+        if job is None or (job.done() and job.exception() is not None):
+            job = self._writes[task.id] = asyncio.get_running_loop().create_task(
+                self._probe_writes(task, probe_golden)
+            )
+        return await asyncio.shield(job)
+
+    async def _probe_writes(self, task: Task, probe: Any) -> tuple[bool, ...]:
+        result = await probe(self, task)
+        writes: tuple[bool, ...] = result.writes
+        return writes
 
     def trial_judge(self, rubric: RubricJudge | None) -> _TrialJudge:
         """The judge of this scenario's trials (``rubric`` answers yes/no questions)."""
@@ -141,6 +175,8 @@ class ThinkingBoxRun(NamedTuple):
     """Scenario name → environment (pass as `Campaign.environments`)."""
     pool: WarmPool
     """The server processes."""
+    search: SearchService | None = None
+    """The built-in search service this run started (stopped by `aclose`)."""
 
     @property
     def tasks(self) -> list[Task]:
@@ -148,8 +184,12 @@ class ThinkingBoxRun(NamedTuple):
         return [c.task for c in self.suite.cases]
 
     async def aclose(self) -> None:
-        """Stop every server process (ready, in use or starting)."""
-        await self.pool.aclose()
+        """Stop every server process (ready, in use or starting) and the search service."""
+        try:
+            await self.pool.aclose()
+        finally:
+            if self.search is not None:
+                self.search.stop()
 
 
 def open_thinkingbox(
@@ -161,6 +201,11 @@ def open_thinkingbox(
     check_timeout_s: float = 60.0,
     check_python: str | None = None,
     log_dir: Path | None = None,
+    fork_server: bool = False,
+    call_timeout_s: float = 300.0,
+    search: SearchTarget | None = None,
+    search_service: SearchService | None = None,
+    on_notice: Callable[[str], None] | None = None,
 ) -> ThinkingBoxRun:
     """Environments for every scenario of ``suite`` over one warm pool.
 
@@ -173,6 +218,14 @@ def open_thinkingbox(
         check_python: Python executable that runs the check functions.
         log_dir: Folder for each server process's stderr (quoted when a server fails
             to start); None discards it.
+        fork_server: Fork each trial's processes from a pre-imported parent per server
+            (`ForkServer`); servers that cannot be forked run as plain processes.
+        call_timeout_s: Limit on each request to a server process, in seconds.
+        search: The search service the servers' ``typesense`` client is pointed at
+            (None: their hard-coded default, 127.0.0.1:8108).
+        search_service: A started built-in service to use as ``search`` and to stop
+            with the run.
+        on_notice: Receives messages for the user (a fork-server fallback).
 
     Returns:
         The environments and their pool.
@@ -187,7 +240,17 @@ def open_thinkingbox(
             f"the servers file declares no mcp-process server {', '.join(missing)}; "
             f"the dataset's cases need: {', '.join(needed)}"
         )
-    pool = WarmPool({s: servers[s] for s in needed}, size=warm, log_dir=log_dir)
+    if search_service is not None:
+        search = search_service.target
+    pool = WarmPool(
+        {s: servers[s] for s in needed},
+        size=warm,
+        log_dir=log_dir,
+        fork_server=fork_server,
+        call_timeout_s=call_timeout_s,
+        extra_env=search.env() if search is not None else None,
+        on_notice=on_notice,
+    )
     environments = {
         name: ThinkingBoxEnvironment(
             name,
@@ -196,7 +259,8 @@ def open_thinkingbox(
             hidden_tools=hidden_tools,
             check_timeout_s=check_timeout_s,
             check_python=check_python,
+            search=search,
         )
         for name in sorted({c.scenario for c in suite.cases})
     }
-    return ThinkingBoxRun(suite, environments, pool)
+    return ThinkingBoxRun(suite, environments, pool, search_service)

@@ -15,6 +15,14 @@ servers a run needs, not a whole servers file.
 The algorithm is `ReadyPool`'s, generic over what it keeps ready and how one is started:
 `WarmPool` keeps MCP server processes; `statebox.backends` keeps a trial's pre-cloned
 database with its server already started on it.
+
+With ``fork_server=True`` a process start is a fork of the server's `ForkServer` (one
+per server, started on first use), a few milliseconds instead of a second; a server
+that cannot be forked (its command is not ``{python} -m MODULE``/``{python} SCRIPT``,
+no fork on this platform, its import fails or leaves threads running) falls back to
+plain processes, and ``on_notice`` gets a message saying so. ``extra_env`` (the search
+service's address) is given to every server process; plain processes then start
+through statebox's launcher so that it takes effect.
 """
 
 from __future__ import annotations
@@ -25,12 +33,13 @@ import itertools
 import logging
 import time
 from collections import OrderedDict, deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, Protocol, TypeVar
 
 from statebox.errors import BackendError, ConfigError
+from statebox.thinkingbox._forkserver import ForkServer, describe_fallback, launch_command
 from statebox.thinkingbox._process import McpProcess
 from statebox.thinkingbox._servers import ServerSpec
 
@@ -257,6 +266,9 @@ class WarmPool(ReadyPool[McpProcess]):
             the servers' stderr.
         start_timeout_s: Limit on one process start, in seconds.
         call_timeout_s: Limit on each request to a process, in seconds.
+        fork_server: Fork fresh processes from one pre-imported parent per server.
+        extra_env: Variables laid over each server's own ``env``.
+        on_notice: Receives the message of a server that falls back to plain processes.
 
     Raises:
         ValueError: ``size`` is negative.
@@ -270,9 +282,29 @@ class WarmPool(ReadyPool[McpProcess]):
         log_dir: Path | None = None,
         start_timeout_s: float = 60.0,
         call_timeout_s: float = 300.0,
+        fork_server: bool = False,
+        extra_env: Mapping[str, str] | None = None,
+        on_notice: Callable[[str], None] | None = None,
     ) -> None:
         super().__init__(size)
-        self.specs = dict(specs)
+        env = dict(extra_env or {})
+        self.specs = {
+            name: spec.model_copy(
+                update={
+                    "env": {**spec.env, **env},
+                    "command": launch_command(spec) if env else spec.command,
+                }
+            )
+            for name, spec in specs.items()
+        }
+        self.raw_specs = dict(specs)
+        self.fork_server = fork_server
+        self.forks: dict[str, ForkServer | None] = {}
+        """Server name → its fork server, or None where it fell back to plain processes."""
+        self._fork_starts: dict[str, asyncio.Task[ForkServer | None]] = {}
+        self._extra_env = env
+        self._on_notice = on_notice
+        self._fork_restarts: dict[str, int] = {}
         self.log_dir = log_dir
         self._start_timeout_s = start_timeout_s
         self._call_timeout_s = call_timeout_s
@@ -288,14 +320,83 @@ class WarmPool(ReadyPool[McpProcess]):
     def _names(self) -> list[str]:
         return list(self.specs)
 
+    async def aclose(self) -> None:
+        """Stop every process the pool holds or is starting, and the fork servers.
+
+        Processes already handed out are their callers' to close.
+        """
+        for fork_start in self._fork_starts.values():
+            if not fork_start.done():
+                fork_start.cancel()
+        await super().aclose()
+        await asyncio.gather(*self._fork_starts.values(), return_exceptions=True)
+        forks = [f for f in self.forks.values() if f is not None]
+        await asyncio.gather(*(f.aclose() for f in forks), return_exceptions=True)
+
+    async def fork_servers(self) -> dict[str, ForkServer | None]:
+        """Start the fork server of every server (with ``fork_server``); which fell back.
+
+        Returns:
+            Server name → its fork server, or None for a plain-process fallback.
+        """
+        if self.fork_server:
+            for name in self.specs:
+                await self._fork_server(name)
+        return dict(self.forks)
+
+    async def _fork_server(self, name: str) -> ForkServer | None:
+        if not self.fork_server or self._closed:
+            return None
+        task = self._fork_starts.get(name)
+        if task is None:
+            task = self._fork_starts[name] = asyncio.get_running_loop().create_task(
+                self._start_fork_server(name), name=f"mcp-fork-server:{name}"
+            )
+        return await asyncio.shield(task)
+
+    async def _start_fork_server(self, name: str) -> ForkServer | None:
+        log_path = None
+        if self.log_dir is not None:
+            self.log_dir.mkdir(parents=True, exist_ok=True)
+            log_path = self.log_dir / f"{name}-fork-server.log"
+        try:
+            forks: ForkServer | None = await ForkServer.start(
+                self.raw_specs[name].model_copy(
+                    update={"env": {**self.raw_specs[name].env, **self._extra_env}}
+                ),
+                log_path=log_path,
+                start_timeout_s=max(self._start_timeout_s, 60.0),
+            )
+        except BackendError as exc:
+            forks = None
+            message = describe_fallback(name, exc)
+            _log.warning("%s", message)
+            if self._on_notice is not None:
+                self._on_notice(message)
+        if forks is not None and self._closed:
+            await forks.aclose()
+            forks = None
+        self.forks[name] = forks
+        return forks
+
     async def _start(self, name: str) -> McpProcess:
         stderr_path = None
         if self.log_dir is not None:
             self.log_dir.mkdir(parents=True, exist_ok=True)
             stderr_path = self.log_dir / f"{name}-{next(self._seq)}.log"
+        forks = await self._fork_server(name)
+        if forks is not None and not forks.alive:
+            # Killed or crashed mid-campaign: start a new one (a few times at most).
+            self._fork_restarts[name] = self._fork_restarts.get(name, 0) + 1
+            if self._fork_restarts[name] > 3:
+                raise BackendError(f"the fork server of MCP server {name!r} keeps exiting")
+            _log.warning("the fork server of MCP server %r exited; starting a new one", name)
+            self._fork_starts.pop(name, None)
+            forks = await self._fork_server(name)
         return await McpProcess.start(
             self.specs[name],
             stderr_path=stderr_path,
             start_timeout_s=self._start_timeout_s,
             call_timeout_s=self._call_timeout_s,
+            forks=forks,
         )

@@ -43,6 +43,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.shared.message import SessionMessage
 
 from statebox.errors import BackendError
+from statebox.thinkingbox._forkserver import ForkServer, pipe_client
 from statebox.thinkingbox._servers import ServerSpec
 
 __all__ = ["CallOutcome", "McpProcess"]
@@ -116,9 +117,17 @@ class McpProcess:
     """
 
     def __init__(
-        self, spec: ServerSpec, *, stderr_path: Path | None, call_timeout_s: float
+        self,
+        spec: ServerSpec,
+        *,
+        stderr_path: Path | None,
+        call_timeout_s: float,
+        forks: ForkServer | None = None,
     ) -> None:
         self.spec = spec
+        self.forked = forks is not None
+        """Whether the process was forked by a fork server (else spawned)."""
+        self._forks = forks
         self.pid: int | None = None
         self.tools: list[types.Tool] = []
         self._stderr_path = stderr_path
@@ -138,8 +147,9 @@ class McpProcess:
         stderr_path: Path | None = None,
         start_timeout_s: float = 60.0,
         call_timeout_s: float = 300.0,
+        forks: ForkServer | None = None,
     ) -> McpProcess:
-        """Spawn the server, run the MCP handshake and list its tools.
+        """Spawn the server (or fork it), run the MCP handshake and list its tools.
 
         Args:
             spec: The server to start; its ``env`` is laid over this process's environment.
@@ -147,6 +157,8 @@ class McpProcess:
                 to the null device.
             start_timeout_s: Limit on spawn + handshake + tool listing, in seconds.
             call_timeout_s: Limit on each later request, in seconds.
+            forks: The fork server of ``spec``: the process is a fresh fork of its
+                pre-imported server instead of a new ``spec.command`` process.
 
         Returns:
             The running process, not yet initialised.
@@ -156,7 +168,7 @@ class McpProcess:
                 protocol, or it did not answer within ``start_timeout_s`` (the message
                 quotes the end of its stderr when ``stderr_path`` is set).
         """
-        proc = cls(spec, stderr_path=stderr_path, call_timeout_s=call_timeout_s)
+        proc = cls(spec, stderr_path=stderr_path, call_timeout_s=call_timeout_s, forks=forks)
         await proc._launch(start_timeout_s)
         return proc
 
@@ -324,7 +336,10 @@ class McpProcess:
             else open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - closed below
         )
         try:
-            await self._serve(params, errlog)
+            if self._forks is not None:
+                await self._serve_forked(self._forks)
+            else:
+                await self._serve(params, errlog)
         except BaseException as exc:
             if self._dead is None:
                 self._dead = f"failed: {_describe(exc)}"
@@ -363,17 +378,24 @@ class McpProcess:
 
     async def _serve(self, params: StdioServerParameters, errlog: TextIO) -> None:
         async with self._transport(params, errlog) as (read, write):
-            relay_send, relay_recv = anyio.create_memory_object_stream[SessionMessage | Exception](
-                0
-            )
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(self._relay, read, relay_send)
-                async with ClientSession(relay_recv, write) as session:
-                    await session.initialize()
-                    self.tools = await self._list_tools(session)
-                    self._ready.set_result(None)
-                    await self._loop(session)
-                tg.cancel_scope.cancel()
+            await self._session(read, write)
+
+    async def _serve_forked(self, forks: ForkServer) -> None:
+        child = await forks.spawn(self._stderr_path)
+        self.pid = child.pid
+        async with pipe_client(child) as (read, write):
+            await self._session(read, write)
+
+    async def _session(self, read: Any, write: Any) -> None:
+        relay_send, relay_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(self._relay, read, relay_send)
+            async with ClientSession(relay_recv, write) as session:
+                await session.initialize()
+                self.tools = await self._list_tools(session)
+                self._ready.set_result(None)
+                await self._loop(session)
+            tg.cancel_scope.cancel()
 
     async def _relay(
         self,

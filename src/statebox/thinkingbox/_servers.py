@@ -31,6 +31,10 @@ class ServerSpec(Model):
     """Variables set for the child on top of this process's environment."""
     cwd: Path | None = None
     """Working directory of the child (absolute), or None for ours."""
+    python: str | None = None
+    """The interpreter that replaced a leading ``{python}`` (None: the command starts
+    with something else); such a server can be run through statebox's launcher (fork
+    server, search redirect)."""
 
 
 class ServerSpecs(dict[str, ServerSpec]):
@@ -95,6 +99,7 @@ def _spec(path: Path, name: str, entry: dict[str, Any], python: str) -> ServerSp
         # YAML may read `1` or `true` for a variable; the child's environment wants text.
         env={str(k): "" if v is None else str(v) for k, v in env.items()},
         cwd=cwd,
+        python=python if command[0] == "{python}" else None,
     )
 
 
