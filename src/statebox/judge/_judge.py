@@ -76,6 +76,8 @@ def failure_signature(
         return None
     if termination == TerminationReason.SYSTEM_ERROR or any(c.error for c in checks):
         return FailureSignature.SYSTEM_ERROR
+    if termination == TerminationReason.AGENT_ERROR:
+        return FailureSignature.AGENT_ERROR
     if any(not c.passed for c in checks if c.kind in ("state", "invariant")):
         if expected_effects and not any(r.ok and r.mutating for r in tool_results):
             return FailureSignature.NO_STATE_CHANGE

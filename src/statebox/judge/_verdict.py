@@ -23,6 +23,8 @@ class FailureSignature(StrEnum):
 
     SYSTEM_ERROR = "system_error"
     """statebox, an endpoint or the judge failed; the agent was not fully judged."""
+    AGENT_ERROR = "agent_error"
+    """The agent answered outside its protocol (malformed or oversized); its doing."""
     NO_STATE_CHANGE = "no_state_change"
     """Effects were required but no mutating call succeeded."""
     TOOL_USAGE = "tool_usage"

@@ -123,7 +123,8 @@ class TrialRecord(Model):
     started_at: AwareDatetime
     """When the trial started (UTC)."""
     error: str | None = None
-    """For system errors: exception type and message (traceback in errors.jsonl)."""
+    """For system errors: exception type and message (traceback in errors.jsonl); for
+    a trial ended by ``agent_error``: what the agent sent wrong."""
     cost_usd: float = 0.0
     """Model spend of the trial in US dollars (0 for offline agents)."""
     usage: dict[str, Usage] = {}

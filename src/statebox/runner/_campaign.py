@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 import statebox
-from statebox.agents import Agent, AgentFactory, AgentLimitReached, TrialContext
+from statebox.agents import Agent, AgentError, AgentFactory, AgentLimitReached, TrialContext
 from statebox.domains import Domain
 from statebox.episode import Episode, Limits, TerminationReason, UserSimulator
 from statebox.errors import ConfigError, StateboxError
@@ -267,6 +267,12 @@ class _Runner:
                 episode.stop(TerminationReason.TIMEOUT)
             except AgentLimitReached as exc:
                 episode.stop(exc.reason)
+            except AgentError as exc:  # the agent's doing: judged, and it fails
+                episode.stop(TerminationReason.AGENT_ERROR)
+                error = f"agent error: {exc}"
+            if episode.fault is not None:
+                # A call through the agent's own gateway broke statebox or its backend.
+                raise episode.fault
             t_episode = time.perf_counter() - t0
             outcome = episode.outcome()
             termination = outcome.termination

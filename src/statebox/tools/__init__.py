@@ -2,9 +2,11 @@
 
 from statebox.tools._dispatch import Dispatcher, ToolCall, ToolFailure, ToolResult, tool_map
 from statebox.tools._errors import DispatchErrorKind, ToolError, ToolErrorKind
-from statebox.tools._spec import RESERVED_TOOL_NAMES, ToolSpec, tool
+from statebox.tools._spec import INT64_MAX, INT64_MIN, RESERVED_TOOL_NAMES, ToolSpec, tool
 
 __all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
     "RESERVED_TOOL_NAMES",
     "DispatchErrorKind",
     "Dispatcher",
