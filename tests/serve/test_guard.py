@@ -194,3 +194,13 @@ def test_serving_openenv_beyond_loopback_without_a_token_refuses_to_start() -> N
     assert result.exit_code == 1
     assert "--openenv-token-file" in result.output and result.exception is not None
     assert isinstance(result.exception, SystemExit)
+
+
+def test_the_scripted_model_server_checks_the_host_too() -> None:
+    from statebox.llm._protocol_server import ProtocolServer, Reply
+
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    with ProtocolServer(lambda req: Reply(text="hello")) as server:
+        url = server.base_url + "/v1/chat/completions"
+        assert httpx.post(url, json=body, headers={"Host": "evil.example"}).status_code == 421
+        assert httpx.post(url, json=body).status_code == 200

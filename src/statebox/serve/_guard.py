@@ -19,12 +19,13 @@ WebSocket handshake carries the page's ``Origin`` and no CORS check at all). So:
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
-from urllib.parse import urlsplit
+from collections.abc import Collection
 
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from statebox._hosts import LOOPBACK_HOSTS, allowed_hosts, host_name
 
 __all__ = [
     "LOOPBACK_HOSTS",
@@ -34,9 +35,6 @@ __all__ = [
     "host_name",
     "json_depth",
 ]
-
-LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
-"""Host names a loopback server answers to by default."""
 
 MAX_JSON_DEPTH = 64
 """Default limit on the nesting of a JSON request body (objects and arrays)."""
@@ -59,26 +57,6 @@ def json_depth(body: bytes, limit: int = MAX_JSON_DEPTH) -> int:
         if depth > limit:
             return depth
     return limit
-
-
-def host_name(value: str) -> str:
-    """The host of a ``Host`` header value or an origin, lower-cased, without port."""
-    value = value.strip().lower()
-    if "://" in value:
-        value = urlsplit(value).netloc.rpartition("@")[2]
-    if value.startswith("["):  # [::1]:8000
-        return value[1:].partition("]")[0]
-    if value.count(":") == 1:
-        return value.partition(":")[0]
-    return value
-
-
-def allowed_hosts(bound: str, extra: Iterable[str] = ()) -> frozenset[str]:
-    """Loopback names, the bound address (unless a wildcard) and ``extra``, lower-cased."""
-    hosts = set(LOOPBACK_HOSTS) | {host_name(h) for h in extra}
-    if bound not in ("0.0.0.0", "::", ""):
-        hosts.add(host_name(bound))
-    return frozenset(hosts)
 
 
 def _refuse(status: int, message: str) -> JSONResponse:
