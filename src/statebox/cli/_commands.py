@@ -8,12 +8,20 @@ import sys
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
 from statebox.cli._app import app, err_console, handled
+from statebox.cli._resume import (
+    Planned,
+    domain_refs_for_manifest,
+    run_verdict_settings,
+)
+from statebox.cli._resume import (
+    planned as read_planned,
+)
 from statebox.errors import ConfigError, StateboxError
 
 # Off a terminal rich assumes 80 columns, which folds task ids; logs can be wider.
@@ -52,22 +60,26 @@ def _campaign_rows(directories: Path | list[Path]) -> list[Any]:
         rows = read_trial_rows(d)
         if not rows:
             raise ConfigError(f"{d}: no trial records yet")
-        _note_incomplete(d, len(rows))
+        trials = _note_incomplete(d, len(rows))
         # Two directories with one name are told apart by their full path.
         label = name if names.count(name) == 1 else str(d)
-        campaigns.append(CampaignRows(label, d, rows))
+        campaigns.append(CampaignRows(label, d, rows, trials))
     return campaigns
 
 
-def _note_incomplete(directory: Path, present: int) -> None:
-    """Say so when a campaign holds fewer trials than its manifest planned."""
+def _note_incomplete(directory: Path, present: int) -> int | None:
+    """Say so when a campaign holds fewer trials than its manifest planned.
+
+    Returns:
+        The planned trials per task (the report's k), or None without a manifest.
+    """
     from statebox.errors import ResultsFormatError
     from statebox.records import read_manifest
 
     try:
         m = read_manifest(directory)
     except ResultsFormatError:
-        return  # no manifest (hand-made results): nothing planned to compare with
+        return None  # no manifest (hand-made results): nothing planned to compare with
     planned = len(m.task_ids) * len(m.agents) * m.trials
     if present < planned:
         err_console.print(
@@ -75,6 +87,22 @@ def _note_incomplete(directory: Path, present: int) -> None:
             f"cover only those (finish it with: statebox run --out {directory} --resume)",
             style="yellow",
         )
+    return m.trials
+
+
+def _campaign_domain_refs(directories: list[Path]) -> list[str]:
+    """The ``--domain`` references the campaigns ran with (recorded in their manifests)."""
+    from statebox.errors import ResultsFormatError
+    from statebox.records import read_manifest
+
+    refs: list[str] = []
+    for d in directories:
+        try:
+            recorded = read_manifest(d).settings.get("domain_refs") or []
+        except ResultsFormatError:
+            continue
+        refs += [str(r) for r in recorded if str(r) not in refs]
+    return refs
 
 
 def _external_domains(directories: list[Path]) -> set[str]:
@@ -229,12 +257,14 @@ def run(
         ),
     ] = None,
     drop_sources: Annotated[
-        bool,
+        bool | None,
         typer.Option(
+            "--drop-sources/--keep-sources",
             help="No search service: drop knowledge-base sources, hide the policy search.",
             rich_help_panel="ThinkingBox datasets",
+            show_default="keep",
         ),
-    ] = False,
+    ] = None,
     hide_tool: Annotated[
         list[str] | None,
         typer.Option(
@@ -242,24 +272,26 @@ def run(
         ),
     ] = None,
     warm_pool: Annotated[
-        int,
+        int | None,
         typer.Option(
             min=0,
             max=64,
             help="Server processes kept started per server, at most --concurrency "
             "(0: start each on demand).",
             rich_help_panel="ThinkingBox datasets",
+            show_default="2",
         ),
-    ] = 2,
+    ] = None,
     check_timeout: Annotated[
-        float,
+        float | None,
         typer.Option(
             min=1.0,
             max=3600.0,
             help="Seconds one check function may run.",
             rich_help_panel="ThinkingBox datasets",
+            show_default="60",
         ),
-    ] = 60.0,
+    ] = None,
 ) -> None:
     """Run a campaign (default: the built-in suite, the fault-injection agent, 5 trials)."""
     from statebox.cli._thinkingbox import TbOptions
@@ -268,12 +300,13 @@ def run(
     from statebox.settings import Settings
     from statebox.tasks import load_tasks
 
+    planned: Planned | None = None
     if resume:
         if out is None:
             raise ConfigError("--resume needs --out DIR")
         # A resume continues the campaign as planned: what the flags leave out comes from
         # its manifest, never from defaults (5 trials would silently shrink a 20-trial plan).
-        planned = _planned(out)
+        planned = read_planned(out)
         trials = trials if trials is not None else planned.trials
         seed = seed if seed is not None else planned.seed
         concurrency = concurrency if concurrency is not None else planned.concurrency
@@ -281,6 +314,7 @@ def run(
         if suite is None and not tasks and tb_planned is None and thinkingbox is None:
             suite, tasks = planned.suite, planned.tasks
         agent = agent or planned.agents
+        domain = domain or planned.domains
     flags: dict[str, Any] = {
         "suite": suite,
         "trials": trials,
@@ -295,6 +329,8 @@ def run(
         "pricing_file": pricing,
         "think": think,
     }
+    if planned is not None:
+        flags = planned.restore(flags)
     try:
         settings = Settings.model_validate({k: v for k, v in flags.items() if v is not None})
     except ValueError as exc:
@@ -309,29 +345,25 @@ def run(
             names=test,
             servers=tb_servers,
             server_python=server_python,
-            drop_sources=drop_sources,
+            drop_sources=bool(drop_sources),
             hidden_tools=hide_tool,
-            warm=warm_pool,
-            check_timeout_s=check_timeout,
+            warm=2 if warm_pool is None else warm_pool,
+            check_timeout_s=60.0 if check_timeout is None else check_timeout,
         )
     elif resume and tb_planned is not None:
-        tb = tb_planned
-        given = [
-            flag
-            for flag, value in (
-                ("--test-list", test_list),
-                ("--test", test),
-                ("--tb-servers", tb_servers),
-                ("--server-python", server_python),
-                ("--hide-tool", hide_tool),
-            )
-            if value
-        ]
-        if given:
-            raise ConfigError(
-                f"{', '.join(given)}: a resume runs the campaign's own ThinkingBox options "
-                "(from its manifest); to change them use a new --out"
-            )
+        tb = _resumed_dataset(
+            tb_planned,
+            {
+                "--test-list": test_list,
+                "--test": test,
+                "--tb-servers": tb_servers,
+                "--server-python": server_python,
+                "--hide-tool": hide_tool,
+            },
+            drop_sources=drop_sources,
+            check_timeout=check_timeout,
+            warm_pool=warm_pool,
+        )
     elif test_list or test:
         raise ConfigError("--test-list and --test select ThinkingBox tests; add --thinkingbox")
     from statebox.cli._models import run_models
@@ -374,7 +406,11 @@ def run(
         models=roles.labels,
         agent_specs=tuple(agent or [settings.agent]),
         environments=tb_run.environments if tb_run else {},
-        source_settings={"thinkingbox": tb.to_manifest()} if tb else {},
+        source_settings={
+            **({"thinkingbox": tb.to_manifest()} if tb else {}),
+            **({"domain_refs": domain_refs_for_manifest(domain)} if domain else {}),
+        },
+        verdict_settings=run_verdict_settings(settings),
     )
     from statebox.cli._progress import make_progress
     from statebox.cli._scale import executor_for
@@ -435,38 +471,33 @@ def _first_errors(out: Path, shown: int = 3) -> None:
         err_console.print(f"... {len(seen) - shown} more kinds; see {out / 'errors.jsonl'}")
 
 
-class _Planned(NamedTuple):
-    trials: int
-    seed: int
-    suite: str | None
-    tasks: list[Path] | None
-    agents: list[str] | None
-    thinkingbox: Any = None  # TbOptions when the campaign ran a ThinkingBox dataset
-    concurrency: int | None = None
+def _resumed_dataset(
+    planned: Any,
+    fixed: dict[str, Any],
+    *,
+    drop_sources: bool | None,
+    check_timeout: float | None,
+    warm_pool: int | None,
+) -> Any:
+    """A ThinkingBox campaign's own options, with a new --warm-pool applied.
 
+    The dataset options decide the tasks and their verdicts: a resume never changes
+    them, and a flag that would is refused (never ignored).
 
-def _planned(out: Path) -> _Planned:
-    """What a campaign directory's manifest planned (for ``run --resume``)."""
-    from statebox.records import read_manifest
-
-    if not out.is_dir():
-        raise ConfigError(f"{out}: no such campaign directory to resume")
-    m = read_manifest(out)
-    source = m.task_source
-    specs = m.settings.get("agent_specs")
-    agents = [str(s) for s in specs] if isinstance(specs, list) and specs else None
-    tb = m.settings.get("thinkingbox")
-    raw = m.settings.get("concurrency")
-    concurrency = raw if isinstance(raw, int) else None
-    if isinstance(tb, dict):
-        from statebox.cli._thinkingbox import TbOptions
-
-        return _Planned(
-            m.trials, m.seed, None, None, agents, TbOptions.from_manifest(tb), concurrency
+    Raises:
+        ConfigError: A dataset option is given, or differs from the campaign's.
+    """
+    given = [flag for flag, value in fixed.items() if value]
+    if drop_sources is not None and drop_sources != planned.drop_sources:
+        given.append("--drop-sources" if drop_sources else "--keep-sources")
+    if check_timeout is not None and check_timeout != planned.check_timeout_s:
+        given.append(f"--check-timeout {check_timeout:g}")
+    if given:
+        raise ConfigError(
+            f"{', '.join(given)}: a resume runs the campaign's own ThinkingBox options "
+            "(from its manifest); to change them use a new --out"
         )
-    suite = source.removeprefix("suite:") if source.startswith("suite:") else None
-    tasks = None if suite else [Path(p) for p in source.split(", ")]
-    return _Planned(m.trials, m.seed, suite, tasks, agents, None, concurrency)
+    return planned if warm_pool is None else planned._replace(warm=warm_pool)
 
 
 @app.command()
@@ -481,13 +512,31 @@ def report(
     k: Annotated[int | None, typer.Option(help="k of pass@k and pass^k.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap intervals.")] = 0,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    domain: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Extra domain as module:ATTR or file.py:ATTR, for its field policy "
+            "(default: the campaigns' own --domain)."
+        ),
+    ] = None,
 ) -> None:
     """Reliability metrics with intervals, failure analysis and cost of one or more campaigns."""
     if resamples < 1:
         raise ConfigError("--resamples must be at least 1")
     campaigns = _campaign_rows(directories)
+    if domain is not None:
+        registry = _registry(domain)
+    else:  # the campaigns' own; one that no longer loads leaves its field policy unknown
+        registry = _registry(None)
+        from statebox.registry import load_domain_ref
+
+        for ref in _campaign_domain_refs(directories):
+            try:
+                registry.register_domain(load_domain_ref(ref))
+            except StateboxError as exc:
+                err_console.print(f"note: --domain {ref} of the campaign: {exc}")
     summary = _summary(
-        directories, k, _registry(None), seed=seed, resamples=resamples, campaigns=campaigns
+        directories, k, registry, seed=seed, resamples=resamples, campaigns=campaigns
     )
     if format == Format.html:
         from statebox.report import write_html_report

@@ -196,3 +196,7 @@ class Manifest(Model):
     """Campaign seed."""
     settings: dict[str, Any]
     """Resolved settings (secrets redacted)."""
+    verdict_settings: dict[str, Any] = {}
+    """Every setting that can change a verdict (simulated user, judge, endpoints, models
+    file, limits ...), by name; never a secret. A resume must match them key by key
+    (`statebox.runner.run_campaign`); a key an older manifest lacks is not compared."""
