@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -542,7 +544,8 @@ def report(
         from statebox.report import write_html_report
 
         target = out or directories[0] / "report.html"
-        write_html_report(summary, campaigns, target)
+        with _writing(target):
+            write_html_report(summary, campaigns, target)
         err_console.print(f"wrote {target}", highlight=False)
         return
     if format == Format.json:
@@ -550,18 +553,30 @@ def report(
         if out is None:
             typer.echo(text)
             return
-        out.write_text(text + "\n", encoding="utf-8")
+        with _writing(out):
+            out.write_text(text + "\n", encoding="utf-8")
     else:
         from statebox.report import print_summary
 
         if out is None:
             print_summary(summary, out_console)
             return
-        with out.open("w", encoding="utf-8") as f:
+        with _writing(out), out.open("w", encoding="utf-8") as f:
             print_summary(
                 summary, Console(file=f, width=160, markup=False, emoji=False, highlight=False)
             )
     err_console.print(f"wrote {out}", highlight=False)
+
+
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Turn a file that cannot be written into a one-line error naming it."""
+    if path.is_dir():
+        raise ConfigError(f"--out {path}: is a directory; name the file to write")
+    try:
+        yield
+    except OSError as exc:
+        raise ConfigError(f"--out {path}: cannot write it: {exc.strerror or exc}") from exc
 
 
 @app.command()
