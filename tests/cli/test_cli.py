@@ -232,7 +232,8 @@ def test_run_into_an_existing_campaign_needs_resume(cli: CliRunner, tmp_path: Pa
         ],
     )
     assert resumed.exit_code == 0
-    assert "0 trials run, 9 resumed" in flat(resumed.stderr)
+    assert "9 of 9 planned trials, 9 passed" in flat(resumed.stderr)
+    assert "(nothing left to run)" in flat(resumed.stderr)
 
 
 def test_run_with_invalid_task_exits_1_and_writes_nothing(cli: CliRunner, tmp_path: Path) -> None:

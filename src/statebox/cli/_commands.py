@@ -436,20 +436,17 @@ def run(
                 await tb_run.aclose()
 
     result = asyncio.run(go())
-    err_console.print(
-        f"campaign {result.directory}: {result.ran} trials run, {result.skipped} resumed, "
-        f"{result.system_errors} system errors",
-        highlight=False,
-    )
     if result.system_errors:
         _first_errors(out)
-    summary = _summary(out, None, registry)
+    campaigns = _campaign_rows(out)
+    summary = _summary(out, None, registry, campaigns=campaigns)
     if json_out:
         typer.echo(json.dumps(summary, indent=2))
     else:
         from statebox.report import print_summary
 
         print_summary(summary, out_console)
+    _footer(result, campaigns[0].rows)
     if result.ran and result.system_errors == result.ran:
         # Nothing was judged: a misconfigured run must not look like a finished one.
         err_console.print(
@@ -457,6 +454,44 @@ def run(
             f"then: statebox run --out {out} --resume --retry-errors"
         )
         raise typer.Exit(1)
+
+
+def _footer(result: Any, rows: list[Any]) -> None:
+    """The last lines of a run: the campaign's own counts, where it is, what to run next."""
+    import shlex
+
+    from statebox.records import TrialStatus
+
+    out = shlex.quote(str(result.directory))
+    counts = {s: sum(1 for r in rows if r.status == s) for s in TrialStatus}
+    now = (
+        "nothing left to run"
+        if not result.ran
+        else f"{result.ran} run now, {result.system_errors} of them system errors"
+    )
+    err_console.print(
+        f"campaign {result.directory}: {len(rows)} of {result.planned} planned trials, "
+        f"{counts[TrialStatus.PASSED]} passed, {counts[TrialStatus.FAILED]} failed, "
+        f"{counts[TrialStatus.SYSTEM_ERROR]} system errors ({now})",
+        highlight=False,
+        soft_wrap=True,
+    )
+    failed = next((r for r in rows if r.status == TrialStatus.FAILED), None)
+    failed = failed or next((r for r in rows if r.status == TrialStatus.SYSTEM_ERROR), None)
+    lines = ["next:"]
+    if failed is not None:
+        lines += ["  one failed trial, in full:", f"    statebox show {out} {failed.trial_id}"]
+    lines += [
+        "  every figure, chart and transcript in one page:",
+        f"    statebox report {out} --format html",
+    ]
+    if counts[TrialStatus.SYSTEM_ERROR]:
+        lines += [
+            "  re-run the system errors once their cause is fixed:",
+            f"    statebox run --out {out} --resume --retry-errors",
+        ]
+    for line in lines:
+        err_console.print(line, highlight=False, soft_wrap=True)
 
 
 def _first_errors(out: Path, shown: int = 3) -> None:
