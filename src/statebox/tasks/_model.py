@@ -1,4 +1,4 @@
-"""The `Task` model: x = (b0, g, T, U, C) plus a golden trajectory (DESIGN.md §4).
+"""The `Task` model: x = (b0, g, T, U, C) plus a golden trajectory (docs/design.md §5).
 
 Tasks are frozen, extra keys are errors, and every field is documented. The YAML
 shape of ``initial_state`` (table keys beside an optional ``delete:``) is turned into
