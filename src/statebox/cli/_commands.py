@@ -19,10 +19,8 @@ from statebox.cli._app import app, err_console, handled
 from statebox.cli._resume import (
     Planned,
     domain_refs_for_manifest,
+    read_planned,
     run_verdict_settings,
-)
-from statebox.cli._resume import (
-    planned as read_planned,
 )
 from statebox.errors import ConfigError, StateboxError
 

@@ -25,7 +25,7 @@ __all__ = [
     "RESTORED_FLAGS",
     "Planned",
     "domain_refs_for_manifest",
-    "planned",
+    "read_planned",
     "redact_url",
     "run_verdict_settings",
 ]
@@ -138,7 +138,7 @@ class Planned(NamedTuple):
         return out
 
 
-def planned(out: Path) -> Planned:
+def read_planned(out: Path) -> Planned:
     """What a campaign directory's manifest planned (for ``run --resume``).
 
     Raises:

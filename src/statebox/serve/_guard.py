@@ -18,7 +18,6 @@ WebSocket handshake carries the page's ``Origin`` and no CORS check at all). So:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 
 from starlette.datastructures import Headers
@@ -39,24 +38,27 @@ __all__ = [
 MAX_JSON_DEPTH = 64
 """Default limit on the nesting of a JSON request body (objects and arrays)."""
 
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"')
 _NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
 
 
 def json_depth(body: bytes, limit: int = MAX_JSON_DEPTH) -> int:
-    """The nesting depth of a JSON text, counted up to ``limit + 1`` (then it stops).
+    """How deep a JSON text nests (objects and arrays), or ``limit`` when not deeper.
 
-    Strings are cut out first, so brackets inside them do not count; no parser runs.
+    Brackets inside strings do not count: escaped quotes are dropped, then every other
+    quote-separated piece is outside a string. No parser runs: byte operations and, for
+    a body with more brackets than ``limit``, one running sum (as fast as parsing it).
     """
-    brackets = _STRING.sub(b"", body).translate(None, _NOT_BRACKETS)
+    # Only an escaped quote could hide a string's end; drop escaped backslashes first.
+    body = body.replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside = b"".join(body.split(b'"')[0::2])
+    brackets = outside.translate(None, _NOT_BRACKETS)
     if brackets.count(b"[") + brackets.count(b"{") <= limit:
-        return limit  # cannot be deeper than its number of openings: no need to walk
-    depth = 0
-    for b in brackets:
-        depth += 1 if b in b"[{" else -1
-        if depth > limit:
-            return depth
-    return limit
+        return limit  # cannot be deeper than its number of openings
+    import numpy as np  # only for bodies with many brackets: a running sum at C speed
+
+    codes = np.frombuffer(brackets, dtype=np.uint8)
+    steps = np.where((codes == ord("[")) | (codes == ord("{")), 1, -1)
+    return max(limit, int(steps.cumsum().max()))
 
 
 def _refuse(status: int, message: str) -> JSONResponse:
