@@ -83,7 +83,7 @@ def test_kill_the_model_server_mid_run_then_retry_errors(tmp_path: Path) -> None
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=10)
     assert rerun.returncode == 0, err
-    assert f"({n_errors} run now, 0 of them system errors)" in " ".join(err.split())
+    assert f" resumed, {n_errors} run now, 0 of them system errors)" in " ".join(err.split())
     final = read_results(out)
     assert len(final) == len(first)
     assert all(r.status == TrialStatus.PASSED for r in final)

@@ -204,3 +204,18 @@ def test_the_scripted_model_server_checks_the_host_too() -> None:
         url = server.base_url + "/v1/chat/completions"
         assert httpx.post(url, json=body, headers={"Host": "evil.example"}).status_code == 421
         assert httpx.post(url, json=body).status_code == 200
+
+
+def test_one_client_cannot_hold_more_websockets_than_its_share() -> None:
+    async def go() -> None:
+        async with serving(openenv=True, max_per_client=2) as s:
+            ws = s.url.replace("http://", "ws://") + "/openenv/ws"
+            async with connect(ws), connect(ws):
+                with pytest.raises(Exception, match=r"403|1013"):  # refused at the handshake
+                    async with connect(ws) as third:
+                        await third.recv()
+            async with connect(ws) as again:  # slots come back when sockets close
+                await again.send(json.dumps({"type": "reset", "data": {}}))
+                assert json.loads(await again.recv())["type"] == "observation"
+
+    asyncio.run(go())

@@ -462,10 +462,11 @@ def _footer(result: Any, rows: list[Any]) -> None:
 
     out = shlex.quote(str(result.directory))
     counts = {s: sum(1 for r in rows if r.status == s) for s in TrialStatus}
+    resumed = f"{result.skipped} resumed, " if result.skipped else ""
     now = (
         "nothing left to run"
         if not result.ran
-        else f"{result.ran} run now, {result.system_errors} of them system errors"
+        else f"{resumed}{result.ran} run now, {result.system_errors} of them system errors"
     )
     err_console.print(
         f"campaign {result.directory}: {len(rows)} of {result.planned} planned trials, "
