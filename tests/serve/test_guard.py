@@ -212,7 +212,7 @@ def test_one_client_cannot_hold_more_websockets_than_its_share() -> None:
             ws = s.url.replace("http://", "ws://") + "/openenv/ws"
             async with connect(ws), connect(ws):
                 with pytest.raises(Exception, match=r"403|1013"):  # refused at the handshake
-                    async with connect(ws) as third:
+                    async with connect(ws) as third, asyncio.timeout(5):
                         await third.recv()
             async with connect(ws) as again:  # slots come back when sockets close
                 await again.send(json.dumps({"type": "reset", "data": {}}))
