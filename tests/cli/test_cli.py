@@ -234,7 +234,8 @@ def test_run_into_an_existing_campaign_needs_resume(cli: CliRunner, tmp_path: Pa
         ],
     )
     assert resumed.exit_code == 0
-    assert "0 trials run, 9 resumed" in flat(resumed.stderr)
+    assert "9 of 9 planned trials, 9 passed" in flat(resumed.stderr)
+    assert "(nothing left to run)" in flat(resumed.stderr)
 
 
 def test_run_policy_mode_reaches_the_manifest_and_a_resume_keeps_it(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import secrets
+import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -170,6 +171,12 @@ class Session:
         self.lock = asyncio.Lock()
         self.tools: tuple[ToolInfo, ...] = ()
         self.verdict: Verdict | None = None
+        self.last_active = time.monotonic()
+        """When a driver last used it (monotonic seconds): idle sessions are reaped."""
+
+    def touch(self) -> None:
+        """Mark the session as used now."""
+        self.last_active = time.monotonic()
 
     @property
     def task(self) -> Task:
@@ -178,6 +185,7 @@ class Session:
 
     async def reset(self) -> Observation:
         """Reset the episode on a fresh world (lifecycle: control API and drivers only)."""
+        self.touch()
         async with self.lock:
             obs = await self.episode.reset()
             self.tools = obs.tools
@@ -194,14 +202,29 @@ class Session:
         Raises:
             RuntimeError: The episode has not started or has ended.
         """
+        self.touch()
         async with self.lock:
             if self.episode.done:
                 raise RuntimeError("the episode has ended")
             await self.episode.step(CallTool(call=ToolCall(tool=name, args=args, id=call_id)))
             return self.episode.tool_results[-1]
 
+    async def refuse_tool(self, name: str, args: dict[str, Any], message: str) -> ToolResult:
+        """Refuse a call by name (a lifecycle name) as a recorded step of the episode.
+
+        Raises:
+            RuntimeError: The episode has not started or has ended.
+        """
+        self.touch()
+        async with self.lock:
+            if self.episode.done:
+                raise RuntimeError("the episode has ended")
+            self.episode.refuse(ToolCall(tool=name, args=args), "not_allowed", message)
+            return self.episode.tool_results[-1]
+
     async def step(self, action: Action) -> Observation:
         """Take any action (drivers and the control API)."""
+        self.touch()
         async with self.lock:
             return await self.episode.step(action)
 
@@ -273,6 +296,18 @@ class SessionStore:
     def sessions(self) -> list[Session]:
         """Live sessions in creation order."""
         return list(self._sessions.values())
+
+    def reap(self, idle_s: float) -> list[str]:
+        """Remove (and close) the sessions unused for more than ``idle_s`` seconds.
+
+        Returns:
+            The ids removed.
+        """
+        cutoff = time.monotonic() - idle_s
+        idle = [sid for sid, s in self._sessions.items() if s.last_active < cutoff]
+        for sid in idle:
+            self.remove(sid)
+        return idle
 
     def remove(self, session_id: str, *, close: bool = True) -> bool:
         """Forget a session (closing its world when ``close``); False when unknown."""
