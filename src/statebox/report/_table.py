@@ -1,7 +1,7 @@
 """Terminal tables of a campaign summary (rich). Every metric carries its full name.
 
-Each figure is printed as ``value [low, high]``: the seeded bootstrap interval over
-tasks named under the table.
+Each figure is printed as ``value [low, high]``: the seeded bootstrap interval, its
+resampling unit (tasks, or task branches) named under the table.
 """
 
 from __future__ import annotations
@@ -80,6 +80,16 @@ def _agent_tables(console: Console, name: str, s: dict[str, Any]) -> None:
                 for d in domains
             ),
         )
+    if s.get("trials_with_skipped_checks"):
+        so = s.get("state_only_tasks")
+        table.add_row(
+            "pass@1 over state-only tasks (no unjudged rubric question)",
+            fmt_value(so["overall"]["pass_at_1"]) if so else "— (none)",
+            *(
+                fmt_value(so["by_domain"].get(d, {}).get("pass_at_1")) if so else "—"
+                for d in domains
+            ),
+        )
     if "method" in ci:
         table.caption = f"in brackets: {ci['method']}"
     console.print(table)
@@ -102,9 +112,18 @@ def _agent_tables(console: Console, name: str, s: dict[str, Any]) -> None:
         )
     if s.get("trials_with_skipped_checks"):
         console.print(
-            f"note: {s['trials_with_skipped_checks']} trials had rubric checks "
-            "that were not evaluated (no judge model configured); they did not gate the verdict"
+            f"note: {s['trials_with_skipped_checks']} trials had rubric questions no judge "
+            "model answered (unjudged): they count as not passed above (fail-closed); the "
+            "state-only row gives the figure over the other trials"
         )
+    floors = s.get("floors") or {}
+    if floors:
+        text = "; ".join(
+            f"{name} passed {f['passed']}/{f['tasks']} tasks ({f['passed_test']}/"
+            f"{f['test_tasks']} test tasks)"
+            for name, f in sorted(floors.items())
+        )
+        console.print(f"floors (baseline agents, measured before the first trial): {text}")
     for w in s.get("warnings", []):
         console.print(f"warning: {w}", style="yellow")
 

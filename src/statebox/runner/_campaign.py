@@ -34,7 +34,15 @@ from statebox.agents import Agent, AgentFactory, AgentLimitReached, TrialContext
 from statebox.domains import Domain
 from statebox.episode import Episode, Limits, TerminationReason, UserSimulator
 from statebox.errors import ConfigError, StateboxError
-from statebox.judge import Judge, RubricJudge, Verdict, task_problems
+from statebox.judge import (
+    Judge,
+    RubricJudge,
+    Verdict,
+    check_task,
+    environment_diff,
+    environment_hash,
+    environment_parts,
+)
 from statebox.llm import UsageMeter, metering
 from statebox.records import (
     ERRORS_FILE,
@@ -138,6 +146,7 @@ def _git_revision() -> str | None:
 
 
 def _manifest(c: Campaign, domains: Mapping[str, Domain | Environment]) -> Manifest:
+    parts = environment_parts(c.tasks, domains)
     return Manifest(
         campaign_id=uuid.uuid4().hex[:12],
         statebox_version=statebox.__version__,
@@ -145,6 +154,8 @@ def _manifest(c: Campaign, domains: Mapping[str, Domain | Environment]) -> Manif
         created_at=datetime.now(UTC),
         task_source=c.task_source,
         task_bundle_hash=bundle_hash(c.tasks),
+        environment_hash=environment_hash(parts),
+        environment=parts,
         task_ids=tuple(t.id for t in c.tasks),
         agents=tuple(
             AgentInfo(agent_id=a.agent_id, name=a.name, config=a.config) for a in c.agents
@@ -186,6 +197,18 @@ def _check_resumable(old: Manifest, new: Manifest, out: Path) -> None:
         raise ConfigError(f"{out}: the agents differ from the campaign's; use a new --out")
     if old.seed != new.seed:
         raise ConfigError(f"{out}: seed {new.seed} differs from the campaign's {old.seed}")
+    _check_environment(old, new, out)
+
+
+def _check_environment(old: Manifest, new: Manifest, out: Path) -> None:
+    """Refuse to resume in a changed environment (policy, schema, seed, tools, judge…)."""
+    if old.environment_hash is None or old.environment_hash == new.environment_hash:
+        return  # a manifest from before environment hashes: nothing to compare
+    parts = environment_diff(old.environment, new.environment)
+    raise ConfigError(
+        f"{out}: the environment differs from the campaign's ({', '.join(parts)} changed); "
+        "its trials would not be comparable — use a new --out"
+    )
 
 
 class _Runner:
@@ -210,19 +233,31 @@ class _Runner:
             for name, d in domains.items()
         }
         self.system_errors = 0
+        self.baselines: dict[str, dict[str, int]] = {}
 
     async def preflight(self) -> None:
-        # The validator's checks short of mutants: a task whose oracle fails, whose
-        # do-nothing agent passes or whose golden call fails would only yield noise.
+        # The validator's checks short of mutants: a task whose oracle fails, whose noop
+        # or refuse agent passes or whose golden call fails would only yield noise. The
+        # baselines' results are the campaign's floors (kept in the manifest).
         bad: list[str] = []
         for t in self.c.tasks:
             domain, judge = self.domains[t.domain], self.judges[t.domain]
             if not isinstance(domain, Domain) or not isinstance(judge, Judge):
                 continue  # an environment's loader checked its tasks; its oracle proves them
             try:
-                problems = await task_problems(domain, t, judge, lint=False)
+                checked = await check_task(domain, t, judge, lint=False)
+                problems = list(checked.problems)
             except StateboxError as exc:
                 problems = [str(exc)]
+            else:
+                for name, passed in checked.baselines.items():
+                    f = self.baselines.setdefault(
+                        name, {"tasks": 0, "passed": 0, "test_tasks": 0, "passed_test": 0}
+                    )
+                    f["tasks"] += 1
+                    f["passed"] += passed
+                    f["test_tasks"] += t.split == "test"
+                    f["passed_test"] += passed and t.split == "test"
             bad += [p if t.id in p else f"task {t.id}: {p}" for p in problems]
         if bad:
             raise ConfigError(
@@ -445,6 +480,9 @@ async def run_campaign(
     todo = [p for p in plan if trial_id(p[0].id, p[1].agent_id, p[2]) not in done]
     runner = _Runner(c, domains, manifest, progress)
     await runner.preflight()  # before anything is written: an invalid task leaves no directory
+    if runner.baselines:
+        manifest = manifest.model_copy(update={"baselines": runner.baselines})
+        runner.manifest = manifest
     c.out.mkdir(parents=True, exist_ok=True)
     lock = _lock(c.out)
     write_manifest(c.out, manifest)  # first: its presence is what marks a campaign
