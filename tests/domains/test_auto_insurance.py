@@ -15,7 +15,7 @@ import pytest
 from fixtures.support import ScriptAgent, call, play
 from statebox.agents import FaultInjectionFactory, FaultRates, OracleFactory
 from statebox.domains.auto_insurance import DOMAIN
-from statebox.judge import FailureSignature, Judge, lint_identifiers, validate_task
+from statebox.judge import FailureSignature, Judge, YesJudge, lint_identifiers, validate_task
 from statebox.records import read_results
 from statebox.registry import default_registry
 from statebox.report import summarize
@@ -131,11 +131,19 @@ def test_extending_after_the_grace_period_fails(tasks: list[Task]) -> None:
     assert ("installments", "due_date") in extra
     assert played.verdict.comparison.wrong == () and played.verdict.comparison.missing == ()
     assert played.verdict.tool_grader_fooled
-    refusing = ScriptAgent(
-        [VERIFY, call("get_billing", policy_id="POL-300001")],
-        final="I'm sorry, the grace period has passed, so I can't extend this installment.",
-    )
-    assert asyncio.run(play(DOMAIN, task, refusing, judge=judge)).verdict.passed
+
+    def refusing() -> ScriptAgent:
+        return ScriptAgent(
+            [VERIFY, call("get_billing", policy_id="POL-300001")],
+            final="I'm sorry, the grace period has passed, so I can't extend this installment.",
+        )
+
+    refused = asyncio.run(play(DOMAIN, task, refusing(), judge=judge)).verdict
+    # Its rubric has no judge model here: unjudged, so not a pass (fail-closed)...
+    assert not refused.passed and refused.signature == FailureSignature.UNJUDGED
+    # ...and with a judge that says yes, it passes.
+    judged = Judge(DOMAIN, judge.worlds, YesJudge())
+    assert asyncio.run(play(DOMAIN, task, refusing(), judge=judged)).verdict.passed
 
 
 def test_the_generator_is_byte_identical(tmp_path: Path) -> None:
@@ -179,7 +187,10 @@ def test_every_auto_insurance_task_is_valid_with_full_check_strength(tasks: list
 @pytest.mark.slow
 def test_oracle_and_fault_campaigns(tasks: list[Task], tmp_path: Path) -> None:
     registry = default_registry()
-    oracle = Campaign(tasks=tasks, agents=[OracleFactory()], trials=2, out=tmp_path / "o")
+    # A judge model that says yes: the oracle's rubric questions are judged, not unjudged.
+    oracle = Campaign(
+        tasks=tasks, agents=[OracleFactory()], trials=2, out=tmp_path / "o", rubric=YesJudge()
+    )
     asyncio.run(run_campaign(oracle, registry))
     assert summarize(read_results(tmp_path / "o"))["overall"]["pass_at_1"] == 1.0
     rates = FaultRates(skip_write=0.2, wrong_value=0.2, extra_write=0.2, stop_early=0.0)

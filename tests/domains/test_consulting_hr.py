@@ -11,7 +11,7 @@ import pytest
 from fixtures.support import ScriptAgent, call, play, task_from
 from statebox.agents import FaultInjectionFactory, FaultRates, OracleFactory
 from statebox.domains.consulting_hr import DOMAIN
-from statebox.judge import FailureSignature, Judge, lint_identifiers, validate_task
+from statebox.judge import FailureSignature, Judge, YesJudge, lint_identifiers, validate_task
 from statebox.records import read_results
 from statebox.registry import default_registry
 from statebox.report import summarize
@@ -168,7 +168,10 @@ def test_every_consulting_hr_task_is_valid_with_full_check_strength(tasks: list[
 @pytest.mark.slow
 def test_oracle_and_fault_campaigns(tasks: list[Task], tmp_path: Path) -> None:
     registry = default_registry()
-    oracle = Campaign(tasks=tasks, agents=[OracleFactory()], trials=2, out=tmp_path / "o")
+    # A judge model that says yes: the oracle's rubric questions are judged, not unjudged.
+    oracle = Campaign(
+        tasks=tasks, agents=[OracleFactory()], trials=2, out=tmp_path / "o", rubric=YesJudge()
+    )
     asyncio.run(run_campaign(oracle, registry))
     summary = summarize(read_results(tmp_path / "o"))
     assert summary["overall"]["pass_at_1"] == 1.0

@@ -11,7 +11,7 @@ import pytest
 from fixtures.support import ScriptAgent, call, play
 from statebox.agents import FaultInjectionFactory, FaultRates, OracleFactory
 from statebox.domains.neobank_it import DOMAIN
-from statebox.judge import FailureSignature, Judge, lint_identifiers, validate_task
+from statebox.judge import FailureSignature, Judge, YesJudge, lint_identifiers, validate_task
 from statebox.records import read_results
 from statebox.registry import default_registry
 from statebox.report import summarize
@@ -89,7 +89,10 @@ def test_granting_despite_a_segregation_of_duties_conflict_fails(tasks: list[Tas
         ],
         final="Rejected under segregation of duties.",
     )
-    assert asyncio.run(play(DOMAIN, task, rejecting, judge=judge)).verdict.passed
+    # The right work, judged with a judge model that answers its rubric question yes (with
+    # no judge model the question is unjudged and the trial fails closed).
+    yes = Judge(DOMAIN, judge.worlds, YesJudge())
+    assert asyncio.run(play(DOMAIN, task, rejecting, judge=yes)).verdict.passed
     # Rejecting for the wrong reason code is a wrong field value, not a pass.
     wrong_reason = ScriptAgent(
         [
@@ -137,7 +140,10 @@ def test_every_neobank_it_task_is_valid_with_full_check_strength(tasks: list[Tas
 @pytest.mark.slow
 def test_oracle_and_fault_campaigns(tasks: list[Task], tmp_path: Path) -> None:
     registry = default_registry()
-    oracle = Campaign(tasks=tasks, agents=[OracleFactory()], trials=2, out=tmp_path / "o")
+    # A judge model that says yes: the oracle's rubric questions are judged, not unjudged.
+    oracle = Campaign(
+        tasks=tasks, agents=[OracleFactory()], trials=2, out=tmp_path / "o", rubric=YesJudge()
+    )
     asyncio.run(run_campaign(oracle, registry))
     summary = summarize(read_results(tmp_path / "o"))
     assert summary["overall"]["pass_at_1"] == 1.0

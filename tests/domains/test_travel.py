@@ -13,7 +13,7 @@ from fixtures.support import ScriptAgent, call, play
 from statebox.agents import FaultInjectionFactory, FaultRates, OracleFactory
 from statebox.domains.travel import DOMAIN
 from statebox.domains.travel.tools._fees import cancellation_fee, change_fee
-from statebox.judge import FailureSignature, Judge, lint_identifiers, validate_task
+from statebox.judge import FailureSignature, Judge, YesJudge, lint_identifiers, validate_task
 from statebox.records import read_results
 from statebox.registry import default_registry
 from statebox.report import summarize
@@ -110,9 +110,10 @@ def test_charging_the_fee_despite_an_airline_schedule_change_fails(tasks: list[T
     assert ("bookings", "cancel_reason") in wrong
     waiving = ScriptAgent(
         [call("cancel_booking", booking_id="BK-100022", reason="airline_schedule_change", fee=0.0)],
-        final="Cancelled without fee because the airline moved your flight.",
+        final=task.reference_response,  # the fee ($0.00) and refund its reply check asks for
     )
-    assert asyncio.run(play(DOMAIN, task, waiving, judge=judge)).verdict.passed
+    yes = Judge(DOMAIN, judge.worlds, YesJudge())  # its rubric answered yes
+    assert asyncio.run(play(DOMAIN, task, waiving, judge=yes)).verdict.passed
 
 
 @pytest.mark.slow
@@ -135,7 +136,10 @@ def test_every_travel_task_is_valid_with_full_check_strength(tasks: list[Task]) 
 @pytest.mark.slow
 def test_oracle_and_fault_campaigns(tasks: list[Task], tmp_path: Path) -> None:
     registry = default_registry()
-    oracle = Campaign(tasks=tasks, agents=[OracleFactory()], trials=2, out=tmp_path / "o")
+    # A judge model that says yes: the oracle's rubric questions are judged, not unjudged.
+    oracle = Campaign(
+        tasks=tasks, agents=[OracleFactory()], trials=2, out=tmp_path / "o", rubric=YesJudge()
+    )
     asyncio.run(run_campaign(oracle, registry))
     assert summarize(read_results(tmp_path / "o"))["overall"]["pass_at_1"] == 1.0
     rates = FaultRates(skip_write=0.3, wrong_value=0.3, extra_write=0.3, stop_early=0.0)
