@@ -31,6 +31,14 @@ from statebox.tasks import Task, WorldCache, load_tasks  # noqa: E402
 from statebox.world import World  # noqa: E402
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _private_caches(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Caches (the validation cache of `statebox tasks validate`) go to a temp folder."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+        yield
+
+
 @pytest.fixture
 def toy_domain() -> Domain:
     """A fresh toy domain (its template cache is not shared between tests)."""

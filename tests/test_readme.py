@@ -58,9 +58,11 @@ def test_the_task_example_validates_and_is_not_a_built_in_task() -> None:
     registry = default_registry()
     assert task.id not in {t.id for t in registry.suite("all")}
     domain = registry.domain(task.domain)
+    assert task.checks.text and task.checks.reply  # it shows what is judged
     result = asyncio.run(validate_task(domain, task, Judge(domain)))
     assert result.ok, result.problems
-    assert result.check_strength == 1.0
+    assert result.check_strength == 1.0 and result.text_mutants >= 1
+    assert result.baselines == {"noop": False, "refuse": False}
 
 
 def test_the_own_domain_example_is_a_domain_that_validates_and_runs(

@@ -46,6 +46,7 @@ __all__ = [
     "late_paid",
     "merge",
     "next_unpaid",
+    "note",
     "open_claims",
     "past_due",
     "pick",
@@ -310,6 +311,29 @@ def who(policy_id: str) -> str:
 # ----------------------------------------------------------------------------- tasks
 
 
+def _subject_checks(golden: list[Row]) -> list[Row]:
+    """Every created ticket's subject must name its policy (policy §7)."""
+    out = []
+    for c in golden:
+        if c["tool"] == "create_ticket":
+            a = c["args"]
+            assert a["policy_id"] in a["subject"], f"subject {a['subject']!r} lacks the policy"
+            out.append(
+                {
+                    "table": "tickets",
+                    "column": "subject",
+                    "where": {"customer_id": a["customer_id"]},
+                    "must_contain": [a["policy_id"]],
+                }
+            )
+    return out
+
+
+def note(table: str, column: str, where: Row, *facts: Any) -> Row:
+    """A text check: the rows the agent wrote in ``table`` matching ``where`` carry ``facts``."""
+    return {"table": table, "column": column, "where": where, "must_contain": list(facts)}
+
+
 def _mentioned(value: Any, text: str) -> bool:
     return re.search(rf"(?<![A-Za-z0-9]){re.escape(str(value))}(?![A-Za-z0-9])", text) is not None
 
@@ -342,12 +366,17 @@ class TaskSet:
         rubric: list[str] | None = None,
         reference_response: str = "",
         identity: Row | None = None,
+        text: list[Row] | None = None,
+        reply: Row | None = None,
     ) -> None:
         """Append one task to its family.
 
         ``facts`` are the outcome-deciding facts only the user holds: each must be said in the
         script and not in the opening, and the task is tagged ``user-fact``. ``identity``
-        overrides the verification facts (a caller who misremembers them).
+        overrides the verification facts (a caller who misremembers them). ``text`` are
+        checks on the text the agent writes (every ticket's subject must name its policy,
+        added here); ``reply`` the facts the agent's replies must (not) carry, said by the
+        ``reference_response``.
         """
         self._counters[family, variant] += 1
         task_id = f"auto_insurance.{family}.{variant}.{self._counters[family, variant]:03d}"
@@ -391,6 +420,12 @@ class TaskSet:
         checks: Row = {}
         if invariants:
             checks["invariants"] = invariants
+        text = [*(text or []), *_subject_checks(golden)]
+        if text:
+            checks["text"] = text
+        if reply:
+            assert reference_response, f"{task_id}: a reply check needs a reference_response"
+            checks["reply"] = reply
         if rubric:
             checks["response"] = {"rubric": rubric}
         if checks:

@@ -147,7 +147,7 @@ def build(tasks: TaskSet) -> None:
                     "create_ticket",
                     customer_id=cid,
                     category="policy",
-                    subject="Cancellation request with an open claim",
+                    subject=f"{policy}: cancellation request with an open claim",
                     policy_id=policy,
                 ),
                 call(

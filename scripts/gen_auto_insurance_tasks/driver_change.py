@@ -85,7 +85,7 @@ def build(tasks: TaskSet) -> None:
                     "create_ticket",
                     customer_id=cid,
                     category="policy",
-                    subject=f"Underwriting review to add driver {first}",
+                    subject=f"{policy}: underwriting review to add driver {first}",
                     policy_id=policy,
                 ),
                 call(

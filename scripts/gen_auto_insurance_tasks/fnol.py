@@ -11,6 +11,7 @@ from ._build import (
     fmt,
     ident,
     inv,
+    note,
     open_claims,
     policies,
     vehicles_of,
@@ -104,7 +105,7 @@ def build(tasks: TaskSet) -> None:
                 loss_date=date,
                 loss_type=loss,
                 injuries=hurt,
-                description=_WHAT[loss].capitalize() + ".",
+                description=f"{_WHAT[loss].capitalize()}; estimate ${estimate}.",
                 police_report_number=report,
             ),
             call("request_claim_documents", claim_id="CLM-00501", kinds=docs),
@@ -131,7 +132,7 @@ def build(tasks: TaskSet) -> None:
                     "create_ticket",
                     customer_id=cid,
                     category="claim",
-                    subject="Injury claim needs the claims team",
+                    subject=f"{policy}: injury claim needs the claims team",
                     policy_id=policy,
                     claim_id="CLM-00501",
                     priority="urgent",
@@ -160,6 +161,7 @@ def build(tasks: TaskSet) -> None:
             golden=golden,
             invariants=invariants,
             tags=["escalation"] if hurt else [],
+            text=[note("claims", "description", {"policy_id": policy}, estimate)],
         )
     # Refusals.
     policy, v = covered[9]
@@ -257,6 +259,7 @@ def build(tasks: TaskSet) -> None:
             ],
             refusal=True,
             tags=["threshold"],
+            text=[note("crm_notes", "body", {"customer_id": cid}, estimate, loss)],
         )
     policy, v = _vehicles(lambda p, v: full(p, v) and str(p["term_start"]) <= fmt(day(-80)), 1, 2)[
         0

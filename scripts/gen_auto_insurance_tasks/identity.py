@@ -175,6 +175,7 @@ def build(tasks: TaskSet) -> None:
             ],
             reference_response="I'm sorry, I can only make changes with the policyholder "
             f"themselves. Please ask {c['first_name']} to call us; I haven't made any change.",
+            reply={"must_contain": [["policyholder", "policy holder", "named insured"]]},
         )
     # No policy number: cannot verify.
     for policy in ("POL-300018", "POL-300036"):
@@ -193,4 +194,7 @@ def build(tasks: TaskSet) -> None:
             golden=[],
             invariants=_no_change(policy),
             read_only=True,
+            reply={"must_contain": [["policy number", "policy id"]]},
+            reference_response="I'm sorry, I can't look you up without your policy number: I "
+            "need it to verify you. Please call back with it.",
         )

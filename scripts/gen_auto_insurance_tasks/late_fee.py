@@ -205,7 +205,7 @@ def build(tasks: TaskSet) -> None:
                     "create_ticket",
                     customer_id=cid,
                     category="billing",
-                    subject="Disputed returned payment fee",
+                    subject=f"{policy}: disputed returned payment fee",
                     policy_id=policy,
                 ),
                 call("escalate_ticket", ticket_id="TCK-0501", team="billing", reason="fee_dispute"),

@@ -167,7 +167,7 @@ def build(tasks: TaskSet) -> None:
                     "create_ticket",
                     customer_id=cid,
                     category="billing",
-                    subject="Hardship: payment extension beyond 14 days",
+                    subject=f"{policy}: hardship payment extension beyond 14 days",
                     policy_id=policy,
                 ),
                 call(

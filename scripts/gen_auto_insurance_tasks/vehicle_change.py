@@ -205,7 +205,7 @@ def build(tasks: TaskSet) -> None:
                     "create_ticket",
                     customer_id=cid,
                     category="policy",
-                    subject="Remove vehicle once its open claim is decided",
+                    subject=f"{policy}: remove vehicle once its open claim is decided",
                     policy_id=policy,
                 ),
                 call("hold_ticket", ticket_id="TCK-0501", reason="open_claim"),

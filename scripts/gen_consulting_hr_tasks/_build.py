@@ -167,6 +167,26 @@ def count_new(table: str, description: str, where: str = "1 = 1") -> Row:
 # ----------------------------------------------------------------------------- tasks
 
 
+def _subject_names_employee(golden: list[Row]) -> list[Row]:
+    """A ticket's subject names the employee it is about (policy §12)."""
+    out = []
+    for c in golden:
+        a = c["args"]
+        if c["tool"] == "create_ticket":
+            assert a["employee_id"] in a["subject"], f"subject {a['subject']!r} lacks the employee"
+            where = {"employee_id": a["employee_id"]}
+            out.append(says("tickets", "subject", where, a["employee_id"]))
+    return out
+
+
+def says(table: str, column: str, where: Row, *facts: Any) -> Row:
+    """A text check: the rows written in ``table`` matching ``where`` carry every fact.
+
+    A fact given as a list is met by any one of its spellings.
+    """
+    return {"table": table, "column": column, "where": where, "must_contain": list(facts)}
+
+
 class TaskSet:
     """Collects tasks by family; ids are numbered per family and variant in insertion order."""
 
@@ -194,12 +214,17 @@ class TaskSet:
         refusal: bool = False,
         rubric: list[str] | None = None,
         reference: str = "",
+        text: list[Row] | None = None,
+        reply: Row | None = None,
     ) -> None:
         """Append one task to its family.
 
         ``facts`` beyond the requester's email must each appear in the script (never in the
         opening); such tasks are tagged ``user-fact``. Read-only tasks and tasks whose
-        requested change is refused (``refusal``) are tagged ``refusal``.
+        requested change is refused (``refusal``) are tagged ``refusal``. ``text`` are
+        checks on the text the agent writes (`says`; a ticket's subject must name its
+        employee, added here); ``reply`` the facts the agent's replies must (not) carry,
+        said by the ``reference`` reply.
         """
         self._counters[family, variant] += 1
         task_id = f"{DOMAIN}.{family}.{variant}.{self._counters[family, variant]:03d}"
@@ -243,6 +268,12 @@ class TaskSet:
         checks: Row = {}
         if invariants:
             checks["invariants"] = invariants
+        text = [*_subject_names_employee(golden), *(text or [])]
+        if text:
+            checks["text"] = text
+        if reply:
+            assert reference, f"{task_id}: a reply check needs a reference reply"
+            checks["reply"] = reply
         if rubric:
             checks["response"] = {"rubric": rubric}
         if checks:

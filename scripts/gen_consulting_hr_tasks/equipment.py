@@ -83,7 +83,7 @@ def build(tasks: TaskSet) -> None:
                     "create_ticket",
                     employee_id=emp,
                     category="equipment",
-                    subject=f"Lost laptop {laptop}",
+                    subject=f"{emp}: lost laptop {laptop}",
                 ),
                 call(
                     "escalate_ticket", ticket_id="TKT-00501", team="security", reason="lost_device"
@@ -164,6 +164,7 @@ def build(tasks: TaskSet) -> None:
             )
         ],
         read_only=True,
+        reply={"must_contain": [["one monitor", "already"]]},
         rubric=["Does the reply say the policy allows one monitor per employee? (yes/no)"],
         reference=(
             "I'm sorry, the policy allows one monitor per employee and you already have AST-0203."

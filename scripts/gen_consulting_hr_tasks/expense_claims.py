@@ -14,8 +14,19 @@ from ._build import (
     email,
     find,
     inv,
+    says,
 )
 
+# What the claim's description must pass on (any one word of each list).
+_WHAT = {
+    "meals": ["dinner", "meal"],
+    "ground_transport": ["taxi", "cab"],
+    "lodging": ["hotel", "night"],
+    "client_entertainment": ["entertainment", "workshop"],
+    "airfare": ["flight"],
+    "home_office": ["chair", "desk"],
+    "training_materials": ["books", "exam"],
+}
 _WORDS = {
     "meals": ("a team dinner with the client", "meals"),
     "ground_transport": ("a taxi to the client site", "ground transport"),
@@ -115,6 +126,7 @@ def build(tasks: TaskSet) -> None:
                 inv("select amount from expense_claims where id = 'EXP-00501'", amount, "amount"),
             ],
             refusal=status == "on_hold",
+            text=[says("expense_claims", "description", {"employee_id": emp}, _WHAT[category])],
             rubric=(
                 [
                     f"Does the reply say the claim is on hold for {reason.replace('_', ' ')}? "
@@ -158,6 +170,7 @@ def build(tasks: TaskSet) -> None:
             golden=[find(emp)],
             invariants=[count_new("expense_claims", "no claim submitted")],
             read_only=True,
+            reply={"must_contain": [60]},
             rubric=["Does the reply say claims must be filed within 60 days? (yes/no)"],
             reference=(
                 f"I'm sorry, that expense from {incurred} is more than 60 days old, and claims "

@@ -141,6 +141,7 @@ def build(tasks: TaskSet) -> None:
             inv("select status from expense_claims where id = 'EXP-00100'", "rejected", "unchanged")
         ],
         read_only=True,
+        reply={"must_contain": [["already", "decided", "rejected"]]},
         rubric=["Does the reply say a decided claim cannot be changed? (yes/no)"],
         reference=(
             "I'm sorry, claim EXP-00100 was already rejected because it was submitted more than "

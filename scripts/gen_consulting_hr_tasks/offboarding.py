@@ -156,6 +156,7 @@ def build(tasks: TaskSet) -> None:
             inv(f"select status from employees where id = '{emp}'", "active", "still active")
         ],
         read_only=True,
+        reply={"must_contain": ["manager"]},
         rubric=[
             "Does the reply say only the leaver's line manager can request offboarding? (yes/no)"
         ],

@@ -131,7 +131,7 @@ def build(tasks: TaskSet) -> None:
                     "create_ticket",
                     employee_id=emp,
                     category="onboarding",
-                    subject=f"Activation of {first} waits for background check",
+                    subject=f"{emp}: activation of {first} waits for background check",
                 ),
                 call("hold_ticket", ticket_id="TKT-00501", reason="background_check"),
             ],
@@ -175,7 +175,7 @@ def build(tasks: TaskSet) -> None:
                 "create_ticket",
                 employee_id=emp,
                 category="onboarding",
-                subject="New hire activation blocked by background check",
+                subject=f"{emp}: new hire activation blocked by background check",
             ),
             call(
                 "escalate_ticket",
@@ -218,6 +218,7 @@ def build(tasks: TaskSet) -> None:
             inv(f"select status from employees where id = '{emp}'", "pre_start", "not active")
         ],
         read_only=True,
+        reply={"must_contain": [[7, "seven", "a week"]]},
         rubric=[
             "Does the reply say activation is only possible within 7 days of the start date? "
             "(yes/no)"
@@ -247,6 +248,7 @@ def build(tasks: TaskSet) -> None:
             inv(f"select status from employees where id = '{emp}'", "pre_start", "not active")
         ],
         read_only=True,
+        reply={"must_contain": ["manager"]},
         rubric=["Does the reply say only the hire's line manager can request activation? (yes/no)"],
         reference=(
             "Sorry, only Alder's line manager can request his activation. Please ask them to "

@@ -167,6 +167,7 @@ def build(tasks: TaskSet) -> None:
             golden=_reads(emp, client["id"]),
             invariants=[_no_grant(emp)],
             read_only=True,
+            reply={"must_contain": [["nda", "non-disclosure"]]},
             rubric=[
                 "Does the reply say a valid NDA for the client is needed before access? (yes/no)",
                 "Does the reply avoid saying that access was granted? (yes/no)",
@@ -198,7 +199,7 @@ def build(tasks: TaskSet) -> None:
                     "create_ticket",
                     employee_id=emp,
                     category="site_access",
-                    subject=f"Site access at {client['name']} needs {need} clearance",
+                    subject=f"{emp}: site access at {client['name']} needs {need} clearance",
                 ),
                 call(
                     "escalate_ticket",
@@ -238,6 +239,7 @@ def build(tasks: TaskSet) -> None:
         golden=[find(emp), call("get_employee", employee_id=emp)],
         invariants=[_no_grant(emp)],
         read_only=True,
+        reply={"must_contain": [["assignment", "assigned", "engagement"]]},
         rubric=["Does the reply say access needs an active assignment with that client? (yes/no)"],
         reference=(
             f"I'm sorry, site access to {client['name']} is only for people with an active "
@@ -256,4 +258,7 @@ def build(tasks: TaskSet) -> None:
         golden=[find(emp), call("get_employee_access", employee_id=emp)],
         invariants=[_no_grant(emp)],
         read_only=True,
+        reply={"must_contain": ["already"]},
+        reference="You already have active access to the Harbor Freight Logistics site, so "
+        "there is nothing to add.",
     )

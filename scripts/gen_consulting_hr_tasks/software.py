@@ -30,7 +30,7 @@ def _ticket(emp: str, sw: Row, second: Row) -> list[Row]:
             "create_ticket",
             employee_id=emp,
             category="software",
-            subject=f"Licence request: {sw['name']}",
+            subject=f"{emp}: licence request for {sw['name']}",
         ),
         second,
     ]
@@ -143,6 +143,9 @@ def build(tasks: TaskSet) -> None:
         golden=_reads(emp),
         invariants=[count_new("licence_allocations", "no licence assigned")],
         read_only=True,
+        reply={"must_contain": ["already"]},
+        reference=f"You already have an active {SOFTWARE[sw_id]['name']} licence, so there is "
+        "nothing to add.",
     )
     emp = "EMP-0032"
     (lic,) = [r for r in rows_of("licence_allocations", emp) if r["software_id"] == "SW-108"]

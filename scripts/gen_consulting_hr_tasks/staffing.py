@@ -87,7 +87,7 @@ def build(tasks: TaskSet) -> None:
                         "create_ticket",
                         employee_id=emp,
                         category="staffing",
-                        subject=f"Staffing request for {eng_id} over the cap",
+                        subject=f"{emp}: staffing request for {eng_id} over the cap",
                     ),
                     call(
                         "escalate_ticket",
@@ -179,6 +179,15 @@ def build(tasks: TaskSet) -> None:
             read_only=True,
             rubric=[question],
             reference=reference,
+            reply={
+                "must_contain": [
+                    {
+                        "closed": ["closed"],
+                        "role": ["lead", "manager", "partner"],
+                        "requester": ["manager", "partner"],
+                    }[why]
+                ]
+            },
         )
     (asg,) = active_assignments("EMP-0014")
     tasks.add(

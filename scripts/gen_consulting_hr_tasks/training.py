@@ -129,6 +129,13 @@ def build(tasks: TaskSet) -> None:
             read_only=True,
             rubric=[question],
             reference=reference,
+            reply={
+                "must_contain": [
+                    ["budget"]
+                    if why == "budget"
+                    else [COURSE[course["prerequisite_id"]]["title"], "prerequisite"]
+                ]
+            },
         )
     for emp, course_id in (
         ("EMP-0035", "CRS-103"),
@@ -176,4 +183,5 @@ def build(tasks: TaskSet) -> None:
                 else f"{course['title']} starts on {course['starts_on']}, within 7 days, so the "
                 "place can no longer be cancelled: it is charged anyway."
             ),
+            reply=None if allowed else {"must_contain": [[7, "seven", "a week"]]},
         )

@@ -127,6 +127,7 @@ def build(tasks: TaskSet) -> None:
             ],
             invariants=[count_new("travel_requests", "no travel request")],
             read_only=True,
+            reply={"must_contain": [["closed", "active engagement", "assigned", "assignment"]]},
             rubric=[
                 "Does the reply say travel must serve an active engagement the traveller is "
                 "assigned to? (yes/no)"

@@ -240,6 +240,26 @@ def sent(recipient: str, template: str, related: str, count: int = 1) -> Row:
 # ----------------------------------------------------------------------------- tasks
 
 
+def _subject_names_employee(golden: list[Row]) -> list[Row]:
+    """A ticket's subject names the employee it is about (policy §9.1)."""
+    out = []
+    for c in golden:
+        a = c["args"]
+        if c["tool"] == "create_ticket":
+            assert a["employee_id"] in a["subject"], f"subject {a['subject']!r} lacks the employee"
+            where = {"employee_id": a["employee_id"]}
+            out.append(says("tickets", "subject", where, a["employee_id"]))
+    return out
+
+
+def says(table: str, column: str, where: Row, *facts: Any) -> Row:
+    """A text check: the rows written in ``table`` matching ``where`` carry every fact.
+
+    A fact given as a list is met by any one of its spellings.
+    """
+    return {"table": table, "column": column, "where": where, "must_contain": list(facts)}
+
+
 class TaskSet:
     """Collects tasks by family; ids are numbered per family and variant in insertion order."""
 
@@ -265,8 +285,16 @@ class TaskSet:
         read_only: bool = False,
         rubric: list[str] | None = None,
         reference: str = "",
+        text: list[Row] | None = None,
+        reply: Row | None = None,
     ) -> None:
-        """Append one task to its family."""
+        """Append one task to its family.
+
+        ``text`` are checks on the text the agent writes (`says`; a ticket's subject must
+        name its employee, added here); ``reply`` the facts the agent's replies must (not)
+        carry, said by the ``reference`` reply. An email's optional free-text addition is
+        declared ``dont_care`` (policy §10 leaves it to the agent).
+        """
         self._counters[family, variant] += 1
         task_id = f"neobank_it.{family}.{variant}.{self._counters[family, variant]:03d}"
         e = EMP[employee]
@@ -294,8 +322,23 @@ class TaskSet:
         }
         task["golden"] = golden
         checks: Row = {}
+        if any(c["tool"] == "send_notification" for c in golden):
+            checks["dont_care"] = [
+                {
+                    "table": "notifications",
+                    "column": "body",
+                    "reason": "policy §10: the template carries the message; the optional "
+                    "free-text addition is the agent's to word",
+                }
+            ]
         if invariants:
             checks["invariants"] = invariants
+        text = [*_subject_names_employee(golden), *(text or [])]
+        if text:
+            checks["text"] = text
+        if reply:
+            assert reference, f"{task_id}: a reply check needs a reference reply"
+            checks["reply"] = reply
         if rubric:
             assert reference, task_id
             checks["response"] = {"rubric": rubric}

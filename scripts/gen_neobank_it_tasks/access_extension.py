@@ -62,6 +62,7 @@ def build(tasks: TaskSet) -> None:
         golden = [ident(emp), call("list_employee_access", employee_id=emp), call("list_systems")]
         rubric = None
         reference = ""
+        reply = None
         if now_off >= 0:
             golden += [
                 call("extend_access", grant_id=gid, expires_on=new),
@@ -92,6 +93,7 @@ def build(tasks: TaskSet) -> None:
                 f"Your {system['name']} access already expired on {day(now_off)}, so it can't be "
                 "extended; you'll need to file a new access request."
             )
+            reply = {"must_contain": [["expired", day(now_off)]]}
         tasks.add(
             f,
             variant,
@@ -108,4 +110,5 @@ def build(tasks: TaskSet) -> None:
             read_only=read_only,
             rubric=rubric,
             reference=reference,
+            reply=reply,
         )

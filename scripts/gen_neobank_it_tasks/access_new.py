@@ -12,6 +12,7 @@ from ._build import (
     inv,
     manager,
     notify,
+    says,
     sent,
     set_employee,
 )
@@ -150,6 +151,16 @@ def build(tasks: TaskSet) -> None:
             "inactive",
         ),
     ]
+    # The need each justification must pass on (policy §2.1: in the employee's words).
+    needs = {
+        "I just need to read headcount reports for an audit.": ["headcount"],
+        "I need to look at the churn dashboards, only viewing.": [["churn", "dashboard"]],
+        "I'll be creating and editing customer records.": [["customer records", "records"]],
+        "I have to update KYC cases and add documents.": [["kyc", "cases"]],
+        "Just running read-only queries on the events tables.": [["events", "queries"]],
+        "I now need to edit cases, not only view them.": ["cases"],
+        "I need to create tables in the warehouse now.": ["tables"],
+    }
     rank = {"read": 0, "write": 1, "admin": 2}
     for _v, emp, sysid, _n, role, _d, _p, outcome in cases:
         held = any(g["system_id"] == sysid and rank[g["role"]] >= rank[role] for g in grants(emp))
@@ -160,6 +171,7 @@ def build(tasks: TaskSet) -> None:
         script = [need, f"About {days} days should do it.", "Great, thanks."]
         rubric = None
         reference = ""
+        reply = None
         if outcome == "file":
             golden += [
                 call(
@@ -206,6 +218,15 @@ def build(tasks: TaskSet) -> None:
                 "inactive": "your employee record is not active (you are on leave)",
             }[outcome]
             reference = f"I haven't filed a new request: {why}."
+            reply = {
+                "must_contain": [
+                    {
+                        "held": ["already"],
+                        "contractor": ["contractor"],
+                        "inactive": ["not active", "on leave", "inactive"],
+                    }[outcome]
+                ]
+            }
         e = EMP[emp]
         tasks.add(
             f,
@@ -223,4 +244,8 @@ def build(tasks: TaskSet) -> None:
             read_only=read_only,
             rubric=rubric,
             reference=reference,
+            reply=reply,
+            text=[says("access_requests", "justification", {"employee_id": emp}, *needs[need])]
+            if outcome == "file"
+            else None,
         )

@@ -108,6 +108,7 @@ def build(tasks: TaskSet) -> None:
         assert kind in ("manager", "owner") or caller not in (mgr, system["owner_id"])
         rubric = None
         reference = ""
+        reply = None
         if reason != "refuse":
             golden += [
                 call("revoke_access", grant_id=gid, reason=reason),
@@ -140,6 +141,7 @@ def build(tasks: TaskSet) -> None:
                 f"I can't remove {name(target)}'s {system['name']} access at your request: only "
                 "their manager or the system owner can ask for a revocation."
             )
+            reply = {"must_contain": [["manager", "owner"]]}
         tasks.add(
             f,
             variant,
@@ -155,4 +157,5 @@ def build(tasks: TaskSet) -> None:
             read_only=read_only,
             rubric=rubric,
             reference=reference,
+            reply=reply,
         )

@@ -42,6 +42,7 @@ def build(tasks: TaskSet) -> None:
         read_only = True
         rubric = None
         reference = ""
+        reply = None
         if stated is None:
             golden.append(call("get_account", employee_id=emp))
         if stated is None and reason == "failed_logins":
@@ -58,7 +59,7 @@ def build(tasks: TaskSet) -> None:
                     "create_ticket",
                     employee_id=emp,
                     category="account",
-                    subject="Account locked by security hold",
+                    subject=f"{emp}: account locked by security hold",
                 ),
                 call(
                     "escalate_ticket",
@@ -79,6 +80,22 @@ def build(tasks: TaskSet) -> None:
         else:
             final = status
             desc = f"{variant} -> change nothing"
+            must, reference = {
+                "wrong-id": (
+                    ["match", "employee id"],
+                    "The employee id you gave doesn't match our directory for your account, so I "
+                    "can't unlock it.",
+                ),
+                "disabled": (
+                    ["disabled"],
+                    "Your account is disabled, not locked; the service desk can't re-enable it.",
+                ),
+                "not-locked": (
+                    ["not locked", "isn't locked", "active"],
+                    "Your account is not locked: it is active, so there is nothing to unlock.",
+                ),
+            }[variant]
+            reply = {"must_contain": [must]}
         invariants = [
             inv(
                 f"select sso_status from accounts where employee_id = '{emp}'",
@@ -112,4 +129,5 @@ def build(tasks: TaskSet) -> None:
             read_only=read_only,
             rubric=rubric,
             reference=reference,
+            reply=reply,
         )

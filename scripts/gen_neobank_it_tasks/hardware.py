@@ -95,6 +95,7 @@ def build(tasks: TaskSet) -> None:
         read_only = False
         rubric = None
         reference = ""
+        reply = None
         tags = ["threshold"]
         if damaged:
             tags.append("user-fact")
@@ -115,6 +116,13 @@ def build(tasks: TaskSet) -> None:
                     "As a contractor your equipment comes from your agency, so I "
                     "haven't placed an order; please contact your agency."
                 )
+                reply = {"must_contain": ["agency"]}
+            else:
+                reference = (
+                    "You already have an open laptop order, so I can't place another one "
+                    "until it is delivered."
+                )
+                reply = {"must_contain": [["already", "open order", "existing order"]]}
         else:
             if laptop:
                 reason = (
@@ -168,4 +176,5 @@ def build(tasks: TaskSet) -> None:
             read_only=read_only,
             rubric=rubric,
             reference=reference,
+            reply=reply,
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._build import DEVICE_OF, TaskSet, call, ident, inv, notify, sent
+from ._build import DEVICE_OF, TaskSet, call, ident, inv, notify, says, sent
 
 _RUBRIC = [
     "Does the reply tell the employee they must set a new password at next sign-in? (yes/no)",
@@ -73,6 +73,7 @@ def build(tasks: TaskSet) -> None:
                 sent(emp, "incident_ack", "INC-00501"),
             ],
             tags=["user-fact", "threshold"],
+            text=[says("security_incidents", "description", {"reporter_id": emp}, hours)],
         )
     # phishing: variant, employee, line, category, severity, reset
     phish = [
@@ -125,6 +126,11 @@ def build(tasks: TaskSet) -> None:
             True,
         ),
     ]
+    did = {
+        "phish-received": ["opened", "read", "not click", "didn't click", "no links"],
+        "phish-clicked": ["clicked", "attachment"],
+        "phish-credentials": ["password", "credentials"],
+    }
     for variant, emp, line, category, severity, reset in phish:
         golden = [
             ident(emp),
@@ -165,6 +171,7 @@ def build(tasks: TaskSet) -> None:
                 sent(emp, "incident_ack", "INC-00501"),
             ],
             tags=["user-fact"],
+            text=[says("security_incidents", "description", {"reporter_id": emp}, did[variant])],
             rubric=_RUBRIC if reset else None,
             reference=(
                 "I've logged a high-severity account compromise incident and expired your "

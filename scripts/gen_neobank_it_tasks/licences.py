@@ -60,6 +60,7 @@ def build(tasks: TaskSet) -> None:
         read_only = False
         rubric = None
         reference = ""
+        reply = None
         if variant == "already-held":
             invariants = [
                 inv(
@@ -73,6 +74,7 @@ def build(tasks: TaskSet) -> None:
             read_only = True
             rubric = _RUBRIC
             reference = f"You already have a {pool['product']} seat, so there is nothing to add."
+            reply = {"must_contain": ["already"]}
         elif pool["requires_approval"]:
             golden.append(notify(manager(emp), "approval_needed", pool_id))
             invariants = [
@@ -133,7 +135,7 @@ def build(tasks: TaskSet) -> None:
                     "create_ticket",
                     employee_id=emp,
                     category="licence",
-                    subject=f"{pool['product']} seat needed; pool full",
+                    subject=f"{emp}: {pool['product']} seat needed; pool full",
                 ),
                 call(
                     "escalate_ticket",
@@ -171,4 +173,5 @@ def build(tasks: TaskSet) -> None:
             read_only=read_only,
             rubric=rubric,
             reference=reference,
+            reply=reply,
         )

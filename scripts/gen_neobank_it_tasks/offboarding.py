@@ -52,6 +52,7 @@ def build(tasks: TaskSet) -> None:
         golden = [ident(caller), call("find_employee_by_email", email=email(leaver))]
         rubric = None
         reference = ""
+        reply = None
         read_only = False
         done = hr is not None and hr[1] <= 0 and kind == "manager"
         if done:
@@ -96,7 +97,7 @@ def build(tasks: TaskSet) -> None:
                     "create_ticket",
                     employee_id=leaver,
                     category="account",
-                    subject=f"Offboarding {name(leaver)}: waiting for HR termination",
+                    subject=f"{leaver}: offboarding {name(leaver)} waits for HR termination",
                 ),
                 call("hold_ticket", ticket_id="TCK-00501", reason="hr"),
             ]
@@ -138,6 +139,11 @@ def build(tasks: TaskSet) -> None:
             desc = f"{caller} is not {leaver}'s manager -> refuse"
             script = [f"It's {name(leaver)}, {email(leaver)}.", "Fine."]
             read_only = True
+            reference = (
+                f"Only {name(leaver)}'s manager can request the offboarding, so I haven't "
+                "changed anything."
+            )
+            reply = {"must_contain": ["manager"]}
         tasks.add(
             f,
             variant,
@@ -154,4 +160,5 @@ def build(tasks: TaskSet) -> None:
             read_only=read_only,
             rubric=rubric,
             reference=reference,
+            reply=reply,
         )

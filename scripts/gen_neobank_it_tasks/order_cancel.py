@@ -48,6 +48,7 @@ def build(tasks: TaskSet) -> None:
         golden = [ident(caller), call("list_hardware_orders", employee_id=caller)]
         rubric = None
         reference = ""
+        reply = None
         if caller == owner and status in ("pending_approval", "approved"):
             golden += [
                 call("cancel_hardware_order", order_id=oid, reason="requester_withdrew"),
@@ -77,6 +78,11 @@ def build(tasks: TaskSet) -> None:
             if caller == owner:
                 rubric = _RUBRIC
                 reference = f"Order {oid} is already {status}, so it can no longer be cancelled."
+                reply = {"must_contain": [status]}
+            else:
+                reference = "Only the person who placed an order can cancel it, so I can't "
+                "cancel this one."
+                reply = {"must_contain": [["placed", "your own", "someone else", "not yours"]]}
         tasks.add(
             f,
             variant,
@@ -93,4 +99,5 @@ def build(tasks: TaskSet) -> None:
             read_only=read_only,
             rubric=rubric,
             reference=reference,
+            reply=reply,
         )

@@ -111,6 +111,7 @@ def build(tasks: TaskSet) -> None:
         read_only = action == "none"
         rubric = None
         reference = ""
+        reply = None
         if action == "update":
             golden.append(call("update_ticket", ticket_id=tid, **args))
             key, value = next(iter(args.items()))
@@ -148,6 +149,7 @@ def build(tasks: TaskSet) -> None:
                 f"Ticket {tid} is closed and can't be reopened; I can open a new "
                 "ticket for you instead."
             )
+            reply = {"must_contain": ["closed"]}
         tasks.add(
             f,
             variant,
@@ -164,4 +166,5 @@ def build(tasks: TaskSet) -> None:
             read_only=read_only,
             rubric=rubric,
             reference=reference,
+            reply=reply,
         )

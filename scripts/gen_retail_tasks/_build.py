@@ -242,6 +242,26 @@ def pct(amount: float, percent: float) -> float:
 # ----------------------------------------------------------------------------- tasks
 
 
+def _order_named(golden: list[Row], order: str | None) -> list[Row]:
+    """A new ticket's subject and every internal comment must name the order (policy §9)."""
+    out = []
+    for c in golden:
+        a = c["args"]
+        if c["tool"] == "create_ticket":
+            assert a["order_id"] in a["subject"], f"subject {a['subject']!r} lacks the order"
+            where = {"customer_id": a["customer_id"]}
+            out.append(note("tickets", "subject", where, a["order_id"]))
+        elif c["tool"] == "add_ticket_comment":
+            assert order and order in a["body"], f"comment {a['body']!r} lacks the order"
+            out.append(note("ticket_comments", "body", {"ticket_id": a["ticket_id"]}, order))
+    return out
+
+
+def note(table: str, column: str, where: Row, *facts: Any) -> Row:
+    """A text check: the rows the agent wrote in ``table`` matching ``where`` carry ``facts``."""
+    return {"table": table, "column": column, "where": where, "must_contain": list(facts)}
+
+
 class TaskSet:
     """Collects tasks by family; ids are numbered per family and variant in insertion order."""
 
@@ -267,8 +287,16 @@ class TaskSet:
         invariants: list[Row] | None = None,
         tags: list[str] | None = None,
         read_only: bool = False,
+        text: list[Row] | None = None,
+        reply: Row | None = None,
+        reference: str = "",
     ) -> None:
-        """Append one task to its family."""
+        """Append one task to its family.
+
+        ``text`` are checks on the text the agent writes (a ticket's subject and every
+        internal comment must name the order, added here); ``reply`` the facts the agent's
+        replies must (not) carry, said by the ``reference`` reply.
+        """
         self._counters[family, variant] += 1
         task_id = f"retail.{family}.{variant}.{self._counters[family, variant]:03d}"
         cust = BY_ID["customers"][customer]
@@ -303,8 +331,19 @@ class TaskSet:
             "script": script,
         }
         task["golden"] = golden
+        checks: Row = {}
         if invariants:
-            task["checks"] = {"invariants": invariants}
+            checks["invariants"] = invariants
+        text = [*_order_named(golden, order), *(text or [])]
+        if text:
+            checks["text"] = text
+        if reply:
+            assert reference, f"{task_id}: a reply check needs a reference reply"
+            checks["reply"] = reply
+        if checks:
+            task["checks"] = checks
+        if reference:
+            task["reference_response"] = reference
         task["tags"] = sorted({*(tags or []), "refusal"} if read_only else set(tags or []))
         task["read_only"] = read_only
         self._families[family].append(task)

@@ -144,4 +144,6 @@ def build(tasks: TaskSet) -> None:
             )
         ],
         read_only=True,
+        reply={"must_contain": ["shipped"]},
+        reference=f"Order {o} has already shipped, so its delivery address can't be changed.",
     )

@@ -123,6 +123,8 @@ def build(tasks: TaskSet) -> None:
         golden=[*ident(c, o)],
         invariants=[inv(f"select status from orders where id = '{o}'", "shipped", "unchanged")],
         read_only=True,
+        reply={"must_contain": ["shipped"]},
+        reference=f"Order {o} has already shipped, so it can no longer be cancelled.",
     )
     o, c = "ORD-10000010", "CUS-0031"
     assert BY_ID["orders"][o]["customer_id"] != c
@@ -145,4 +147,12 @@ def build(tasks: TaskSet) -> None:
         invariants=[inv(f"select status from orders where id = '{o}'", "processing", "unchanged")],
         tags=["identity"],
         read_only=True,
+        reply={
+            "must_contain": [["email", "account"]],
+            "must_not_contain": [
+                BY_ID["customers"][BY_ID["orders"][o]["customer_id"]]["last_name"]
+            ],
+        },
+        reference="I can only act on orders placed from the email address you gave, and this "
+        "order isn't on your account, so I can't cancel it or share its details.",
     )

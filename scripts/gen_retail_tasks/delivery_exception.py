@@ -187,7 +187,7 @@ def build(tasks: TaskSet) -> None:
             call(
                 "create_ticket",
                 customer_id=c,
-                subject="Package delayed, carrier exception open",
+                subject=f"{o}: package delayed, carrier exception open",
                 category="shipping",
                 order_id=o,
             ),
@@ -225,6 +225,9 @@ def build(tasks: TaskSet) -> None:
         golden=[*ident(c, o), call("get_shipment_tracking", order_id=o)],
         invariants=no_compensation(c, o),
         read_only=True,
+        reply={"must_contain": ["carrier"]},
+        reference="Your ticket is on hold while the carrier investigates the delay; I can't "
+        "refund the order before that investigation ends.",
     )
 
     o, c = "ORD-10000013", "CUS-0010"

@@ -111,6 +111,9 @@ def build(tasks: TaskSet) -> None:
         golden=[*ident(c, o), call("get_shipment_tracking", order_id=o)],
         invariants=no_compensation(c, o),
         read_only=True,
+        reply={"must_contain": [3]},
+        reference="Your order arrived 3 days late; compensation starts only when a delivery is "
+        "more than 3 days late, so I can't offer any.",
     )
     o, c = "ORD-10000072", "CUS-0017"
     tasks.add(
@@ -143,4 +146,7 @@ def build(tasks: TaskSet) -> None:
             call("get_customer_profile", customer_id=c),
         ],
         read_only=True,
+        reply={"must_contain": [["already", "credit"]]},
+        reference="You already received a late-delivery store credit for this order, so there "
+        "is no further compensation.",
     )

@@ -83,6 +83,9 @@ def build(tasks: TaskSet) -> None:
             call("get_customer_profile", customer_id=c),
         ],
         read_only=True,
+        reply={"must_contain": [500]},
+        reference="Points can be redeemed from 500 points on, and your balance is below that, so "
+        "I can't convert them yet.",
     )
     # tier upgrades: (customer, tier to start from, expected new tier or None)
     for c, start in (("CUS-0020", "basic"), ("CUS-0018", "basic"), ("CUS-0031", "basic")):
@@ -108,6 +111,9 @@ def build(tasks: TaskSet) -> None:
                 script=[who(c), "I was so close! Okay.", "Bye."],
                 golden=reads,
                 read_only=True,
+                reply={"must_contain": [500]},
+                reference=f"Your spend over the last 12 months is ${amount:.2f}; the Plus tier "
+                "needs $500, so your tier stays as it is.",
                 **common,
             )
             continue

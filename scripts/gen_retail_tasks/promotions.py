@@ -60,7 +60,15 @@ def build(tasks: TaskSet) -> None:
                       "total": 106.0}],
           "payments": [{"id": "PAY-10000002", "amount": 106.0}]}),
     ]  # fmt: skip
+    # What the refusal must name: the tier, the end date, the minimum, the code in use.
+    refuse_reasons = {
+        "ORD-10000001": (["plus"], "PLUS20 is only for Plus members or better."),
+        "ORD-10000017": (["2025-08-31"], "SUMMER25 ended on 2025-08-31."),
+        "ORD-10000009": ([75], "FALL15 needs a subtotal of at least $75; yours is $59."),
+        "ORD-10000002": (["WELCOME10"], "Your order already uses WELCOME10; one code per order."),
+    }
     for o, c, code, why, patch in refuse_cases:
+        must, because = refuse_reasons[o]
         tasks.add(
             f,
             "ineligible",
@@ -75,6 +83,8 @@ def build(tasks: TaskSet) -> None:
             golden=[*ident(c, o), call("validate_promotion", code=code, order_id=o)],
             invariants=[no_refund(o)],
             read_only=True,
+            reply={"must_contain": must},
+            reference=f"I'm sorry, I can't apply {code}: {because}",
         )
     o, c = "ORD-10000011", "CUS-0024"
     credit = pct(BY_ID["orders"][o]["subtotal"], 15)
@@ -119,4 +129,7 @@ def build(tasks: TaskSet) -> None:
         golden=[*ident(c, o), call("validate_promotion", code="FALL15", order_id=o)],
         invariants=no_compensation(c, o),
         read_only=True,
+        reply={"must_contain": [14]},
+        reference="A missed code can be applied as a price adjustment only within 14 days of "
+        "the order; yours was placed 15 days ago, so I can't adjust it.",
     )

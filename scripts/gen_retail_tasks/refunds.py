@@ -13,6 +13,7 @@ from ._build import (
     inv,
     merge,
     no_refund,
+    note,
     pct,
     ticket,
     tier,
@@ -72,7 +73,7 @@ def build(tasks: TaskSet) -> None:
                     call(
                         "create_ticket",
                         customer_id=c,
-                        subject="Partial refund request above agent limit",
+                        subject=f"{o}: partial refund request above agent limit",
                         category="billing",
                         order_id=o,
                     )
@@ -83,7 +84,7 @@ def build(tasks: TaskSet) -> None:
                     "add_ticket_comment",
                     ticket_id=tid,
                     body=(
-                        f"Customer keeps {units} x {pname} with cosmetic damage; 20% partial "
+                        f"{o}: customer keeps {units} x {pname} with cosmetic damage; 20% partial "
                         f"refund = ${amount:.2f}, above the {level} limit of "
                         f"${limits[level]:.0f}."
                     ),
@@ -122,4 +123,5 @@ def build(tasks: TaskSet) -> None:
             golden=golden,
             invariants=invariants,
             tags=["threshold"],
+            text=[note("ticket_comments", "body", {"ticket_id": tid}, amount)] if over else None,
         )

@@ -102,11 +102,13 @@ def build(tasks: TaskSet) -> None:
             no_refund(o),
         ],
     )
-    for o, c, level, days, reason_text, desc in (
+    for o, c, level, days, reason_text, desc, must, because in (
         ("ORD-10000084", "CUS-0013", "basic", 40, "I don't need them anymore",
-         "Basic member, 40 days after delivery (window 30): refuse."),
+         "Basic member, 40 days after delivery (window 30): refuse.", [30],
+         "your order was delivered 40 days ago and returns are accepted within 30 days"),
         ("ORD-10000062", "CUS-0007", "basic", 10, "it doesn't fit me",
-         "Final-sale item, no_longer_needed: refuse even within the window."),
+         "Final-sale item, no_longer_needed: refuse even within the window.",
+         [["final sale", "final-sale"]], "the item was a final sale"),
     ):  # fmt: skip
         tasks.add(
             f,
@@ -121,6 +123,8 @@ def build(tasks: TaskSet) -> None:
             golden=[*ident(c, o)],
             invariants=[no_refund(o)],
             read_only=True,
+            reply={"must_contain": must},
+            reference=f"I'm sorry, I can't accept this return: {because}.",
         )
     o, c = "ORD-10000054", "CUS-0023"
     sheets = ITEMS[o][1]

@@ -99,7 +99,8 @@ def build(tasks: TaskSet) -> None:
             call(
                 "add_ticket_comment",
                 ticket_id="107",
-                body="Drone Mini Flyer arrived with a snapped arm; customer wants a replacement.",
+                body=f"{o}: Drone Mini Flyer arrived with a snapped arm; customer wants a "
+                "replacement.",
                 public=False,
             ),
         ],
@@ -131,7 +132,8 @@ def build(tasks: TaskSet) -> None:
             call(
                 "add_ticket_comment",
                 ticket_id="109",
-                body="Safety: speaker sparked while charging. Customer asks for technical review.",
+                body=f"{o}: safety, speaker sparked while charging. Customer asks for technical "
+                "review.",
                 public=False,
             ),
         ],
@@ -158,7 +160,7 @@ def build(tasks: TaskSet) -> None:
             call(
                 "create_ticket",
                 customer_id=c,
-                subject="Customer reports an order they did not place",
+                subject=f"{o}: customer reports an order they did not place",
                 category="billing",
                 order_id=o,
             ),
@@ -166,7 +168,7 @@ def build(tasks: TaskSet) -> None:
             call(
                 "add_ticket_comment",
                 ticket_id="501",
-                body="Customer did not place this order; possible card misuse.",
+                body=f"{o}: customer did not place this order; possible card misuse.",
                 public=False,
             ),
         ],

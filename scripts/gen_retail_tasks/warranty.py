@@ -29,6 +29,16 @@ def _warranty(order_id: str, idx: int) -> Row:
     return WARRANTY_OF_ITEM[ITEMS[order_id][idx]["id"]]
 
 
+def _names_product(warranty_id: str, pname: str) -> Row:
+    """The claim's description names the product (by its name, or its last word)."""
+    return {
+        "table": "warranty_claims",
+        "column": "description",
+        "where": {"warranty_id": warranty_id},
+        "must_contain": [[pname, pname.split()[-1]]],
+    }
+
+
 def build(tasks: TaskSet) -> None:
     """Add claims by plan coverage, dates and age; recent expiry escalates; safety is urgent."""
     f = "warranty"
@@ -85,6 +95,7 @@ def build(tasks: TaskSet) -> None:
                     "claim filed with the right issue and resolution",
                 )
             ],
+            text=[_names_product(w["id"], pname)],
         )
     o, c = "ORD-10000104", "CUS-0033"
     w = _warranty(o, 0)
@@ -105,6 +116,9 @@ def build(tasks: TaskSet) -> None:
         ],
         invariants=[inv("select count(*) from warranty_claims", 0, "no claim filed")],
         read_only=True,
+        reply={"must_contain": [["standard", "extended"]]},
+        reference="Your standard warranty doesn't cover screen damage (only the extended plan "
+        "does), so I can't file a claim.",
     )
     for o, expired_days, variant in (
         ("ORD-10000117", 10, "recently-expired"),
@@ -132,7 +146,7 @@ def build(tasks: TaskSet) -> None:
                 call(
                     "create_ticket",
                     customer_id=c,
-                    subject=f"{pname} defective just after warranty expiry",
+                    subject=f"{o}: {pname} defective just after warranty expiry",
                     category="warranty",
                     order_id=o,
                 ),
@@ -140,7 +154,7 @@ def build(tasks: TaskSet) -> None:
                 call(
                     "add_ticket_comment",
                     ticket_id="501",
-                    body=f"{pname} defect; standard warranty expired {expired_days} days ago.",
+                    body=f"{o}: {pname} defect; standard warranty expired {expired_days} days ago.",
                     public=False,
                 ),
             ]
@@ -168,6 +182,15 @@ def build(tasks: TaskSet) -> None:
             invariants=invariants,
             read_only=expired_days > 14,
             tags=["threshold"],
+            **(
+                {
+                    "reply": {"must_contain": [["expired", "expiry"]]},
+                    "reference": f"Your warranty expired {expired_days} days ago, so I can't "
+                    "file a claim.",
+                }
+                if expired_days > 14
+                else {}
+            ),
         )
     o, c = "ORD-10000035", "CUS-0016"
     w = _warranty(o, 0)
@@ -203,7 +226,7 @@ def build(tasks: TaskSet) -> None:
             call(
                 "add_ticket_comment",
                 ticket_id="105",
-                body="Safety: purifier smells of burning. Warranty replacement claim filed.",
+                body=f"{o}: safety, purifier smells of burning. Warranty replacement claim filed.",
                 public=False,
             ),
         ],
@@ -215,4 +238,5 @@ def build(tasks: TaskSet) -> None:
             )
         ],
         tags=["safety"],
+        text=[_names_product(w["id"], "Air Purifier")],
     )

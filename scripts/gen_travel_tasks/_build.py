@@ -6,6 +6,7 @@ Tasks accumulate in a `TaskSet` the caller passes to every family.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, time, timedelta
@@ -259,6 +260,28 @@ def usd(amount: float) -> str:
 # ----------------------------------------------------------------------------- tasks
 
 
+def _subject_amounts(golden: list[Row]) -> list[Row]:
+    """A billing ticket's subject states the amount at stake (policy §10.4)."""
+    out = []
+    for c in golden:
+        a = c["args"]
+        if c["tool"] == "create_ticket" and a.get("category") == "billing":
+            amounts = [
+                float(m.replace(",", "")) for m in re.findall(r"\$([\d,]+(?:\.\d+)?)", a["subject"])
+            ]
+            assert amounts, f"billing subject {a['subject']!r} states no amount"
+            out.append(says("tickets", "subject", {"customer_id": a["customer_id"]}, *amounts))
+    return out
+
+
+def says(table: str, column: str, where: Row, *facts: Any) -> Row:
+    """A text check: the rows written in ``table`` matching ``where`` carry every fact.
+
+    A fact given as a list is met by any one of its spellings.
+    """
+    return {"table": table, "column": column, "where": where, "must_contain": list(facts)}
+
+
 class TaskSet:
     """Collects tasks by family; ids are numbered per family and variant in insertion order."""
 
@@ -288,11 +311,15 @@ class TaskSet:
         reference: str = "",
         persona: str | None = None,
         user_email: str | None = None,
+        text: list[Row] | None = None,
+        reply: Row | None = None,
     ) -> None:
         """Append one task to its family.
 
         ``facts`` beyond the email make the task a ``user-fact`` task; every such fact
         must appear in the script. ``read_only`` or ``refusal`` tag it ``refusal``.
+        ``text`` are checks on the text the agent writes (`says`); ``reply`` the facts the
+        agent's replies must (not) carry, said by the ``reference`` reply.
         """
         self._counters[family, variant] += 1
         task_id = f"travel.{family}.{variant}.{self._counters[family, variant]:03d}"
@@ -335,6 +362,12 @@ class TaskSet:
         checks: Row = {}
         if invariants:
             checks["invariants"] = invariants
+        text = [*_subject_amounts(golden), *(text or [])]
+        if text:
+            checks["text"] = text
+        if reply:
+            assert reference, f"{task_id}: a reply check needs a reference reply"
+            checks["reply"] = reply
         if rubric:
             assert reference, f"{task_id}: a rubric needs a reference_response"
             checks["response"] = {"rubric": rubric}

@@ -118,6 +118,7 @@ def _cancel(
         read_only=not accept,
         rubric=questions if rubric else None,
         reference=reference,
+        reply={"must_contain": [fee, refund] if accept and refund > 0 else [fee]},
     )
 
 
@@ -136,6 +137,7 @@ def _started(tasks: TaskSet, family: str, bk: str, plan: str) -> None:
         patch=patch,
         invariants=[status_is(bk, "confirmed"), refunds_on(bk, 0)],
         read_only=True,
+        reply={"must_contain": [["started", "begun", "in progress", "already"]]},
         rubric=[
             (
                 "Does the reply explain that a booking that has already started "
@@ -343,6 +345,7 @@ def change_dates(tasks: TaskSet) -> None:
                     inv(f"select start_date from bookings where id = '{bk}'", start, "kept")
                 ],
                 read_only=True,
+                reply={"must_contain": [_NOT_CHANGEABLE[plan]]},
                 rubric=[
                     "Does the reply say that this booking's dates cannot be changed? (yes/no)",
                     "Does the reply avoid offering to cancel and rebook as a workaround? (yes/no)",
@@ -352,6 +355,15 @@ def change_dates(tasks: TaskSet) -> None:
                     "moved to another date, so I have left it unchanged."
                 ),
             )
+
+
+# Why a booking's dates cannot move (policy §4.1): any one of these says it.
+_NOT_CHANGEABLE: dict[str, list[object]] = {
+    "basic": ["basic"],
+    "flexible": [2, "two", "48 hours", "flexible"],
+    "semi_flex": [7, "seven", "semi-flex", "semi flex"],
+    "non_refundable": ["non-refundable", "non refundable", "nonrefundable"],
+}
 
 
 def _distance(a: str, b: str) -> int:
@@ -462,6 +474,13 @@ def name_correction(tasks: TaskSet) -> None:
                     inv(f"select first_name from passengers where id = '{pax}'", wrong, "unchanged")
                 ],
                 read_only=True,
+                reply={
+                    "must_contain": [
+                        ["already", "once", "again"]
+                        if corrections
+                        else ["transfer", "another person", "different person", "3 characters"]
+                    ]
+                },
                 rubric=["Does the reply explain why the name cannot be changed? (yes/no)"],
                 reference=(
                     "I'm sorry, I can't make that change: "

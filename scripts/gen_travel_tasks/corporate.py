@@ -150,6 +150,7 @@ def build(tasks: TaskSet) -> None:
         patch=patch,
         invariants=[status_is(bk, "pending_approval")],
         read_only=True,
+        reply={"must_contain": ["travel manager"]},
         rubric=[
             "Does the reply say that only the travel manager can approve the booking? (yes/no)"
         ],

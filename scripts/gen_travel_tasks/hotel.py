@@ -13,6 +13,7 @@ from ._build import (
     merge,
     nightly_of,
     owner,
+    says,
     ticket,
     tier,
     trip,
@@ -31,6 +32,15 @@ _DETAIL = {
     "crib": "Travelling with an infant; please put a crib in the room.",
     "extra_bed": "Third guest; please add an extra bed.",
     "quiet_room": "Light sleeper; a room away from the lift, please.",
+}
+# What the detail passes on to the hotel (any one spelling of each).
+_WANTS: dict[str, list[object]] = {
+    "early_check_in": ["9:00"],
+    "late_checkout": ["15:00"],
+    "accessible_room": [["roll-in", "wheelchair"]],
+    "crib": ["crib"],
+    "extra_bed": ["bed"],
+    "quiet_room": [["quiet", "lift", "elevator"]],
 }
 _ASK = {
     "early_check_in": "Could I check in early, around 9 in the morning?",
@@ -90,6 +100,7 @@ def requests(tasks: TaskSet) -> None:
                     "request sent with the right complimentary flag",
                 )
             ],
+            text=[says("special_requests", "detail", {"booking_id": bk}, *_WANTS[kind])],
             rubric=None
             if comp
             else [
@@ -119,7 +130,26 @@ def requests(tasks: TaskSet) -> None:
             inv(f"select count(*) from special_requests where booking_id = '{bk}'", 0, "none sent")
         ],
         read_only=True,
+        reply={"must_contain": [["cancelled", "canceled"]]},
+        reference="That stay is cancelled, so I can't send a request to the hotel for it.",
     )
+
+
+# What the guest reports, as the golden detail words it, and what any wording must carry.
+_REPORTS: dict[str, tuple[str, list[str]]] = {
+    "overbooked": (
+        "Overbooked: the hotel has no room for the guest tonight.",
+        ["overbooked", "no room", "full"],
+    ),
+    "room_not_as_booked": (
+        "The room the hotel is giving is not the room the guest booked.",
+        ["booked", "booking", "downgrade", "different room", "wrong room"],
+    ),
+    "billing_dispute": (
+        "The hotel charged the guest for a minibar they never used.",
+        ["minibar", "mini-bar", "mini bar"],
+    ),
+}
 
 
 def escalations(tasks: TaskSet) -> None:
@@ -150,7 +180,7 @@ def escalations(tasks: TaskSet) -> None:
                 booking_id=bk,
                 reason=reason,
                 priority=priority,
-                detail=f"Guest reports: {reason.replace('_', ' ')}.",
+                detail=_REPORTS[reason][0],
             ),
         ]
         invariants = [
@@ -206,6 +236,7 @@ def escalations(tasks: TaskSet) -> None:
             golden=golden,
             patch=patch,
             invariants=invariants,
+            text=[says("hotel_escalations", "detail", {"booking_id": bk}, _REPORTS[reason][1])],
             rubric=["Does the reply confirm a travel credit worth one night was issued? (yes/no)"]
             if reason == "overbooked"
             else None,
@@ -240,6 +271,7 @@ def escalations(tasks: TaskSet) -> None:
             )
         ],
         read_only=True,
+        reply={"must_contain": [60]},
         rubric=[
             (
                 "Does the reply explain that disputes about stays that ended "
@@ -300,6 +332,10 @@ def escalations(tasks: TaskSet) -> None:
                 "safety ticket",
             ),
         ],
+        text=[
+            says("hotel_escalations", "detail", {"booking_id": bk}, "gas"),
+            says("tickets", "subject", {"customer_id": c}, "gas"),
+        ],
     )
     bk = _HOTELS()
     c = owner(bk)
@@ -335,6 +371,14 @@ def escalations(tasks: TaskSet) -> None:
                 "select hold_reason from tickets where id = 'TKT-0301'",
                 "awaiting_hotel",
                 "ticket waits on the hotel",
+            )
+        ],
+        text=[
+            says(
+                "hotel_escalations",
+                "detail",
+                {"booking_id": bk},
+                ["downgrade", "downgraded", "downgrading"],
             )
         ],
     )

@@ -28,6 +28,18 @@ from ._build import (
 _HOTELS = Picker("hotel", skip=17)
 _FLIGHTS = Picker("flight", skip=17)
 _LTX = {str(r["booking_id"]): str(r["id"]) for r in SEED["loyalty_transactions"]}
+# A refused claim (policy §9.2): what the reply must carry, and the reference reply.
+_REFUSED = {
+    "credited": (
+        ["already"],
+        "That booking was already credited with its points, so there is nothing to add.",
+    ),
+    "too-old": (
+        90,
+        "Missing points can only be claimed within 90 days after the trip ends, so I can't "
+        "add them.",
+    ),
+}
 
 
 def _completed(bk: str, ended: int) -> Patch:
@@ -133,15 +145,9 @@ def build(tasks: TaskSet) -> None:
             reference=(
                 f"I've added {points} points for that stay."
                 if ok and level == "gold"
-                else (
-                    (
-                        "Missing points can only be claimed within 90 days after the "
-                        "trip ends, so I can't add them."
-                    )
-                    if state == "too-old" and level == "gold"
-                    else ""
-                )
+                else _REFUSED.get(state, ("", ""))[1]
             ),
+            reply=None if ok else {"must_contain": [_REFUSED[state][0]]},
         )
     for level, nights, new in (
         ("silver", 27, "gold"),
@@ -182,4 +188,5 @@ def build(tasks: TaskSet) -> None:
             )
             if new is None
             else "",
+            reply={"must_contain": [50]} if new is None else None,
         )

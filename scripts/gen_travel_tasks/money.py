@@ -279,6 +279,7 @@ def build(tasks: TaskSet) -> None:
         patch=patch,
         invariants=[refunds_on(bk, 0)],
         read_only=True,
+        reply={"must_contain": [150]},
         rubric=[
             (
                 "Does the reply explain that the fee was charged according to "

@@ -18,6 +18,7 @@ from ._build import (
     merge,
     nightly_of,
     owner,
+    says,
     status_is,
     ticket,
     tier,
@@ -183,6 +184,7 @@ def build(tasks: TaskSet) -> None:
                 "hotel told",
             ),
         ],
+        text=[says("hotel_escalations", "detail", {"booking_id": bk}, "lock")],
     )
     # date change via ticket, solve
     bk, t = _FLIGHTS(), tid()
@@ -351,5 +353,13 @@ def build(tasks: TaskSet) -> None:
             inv(
                 f"select amount from travel_credits where booking_id = '{bk}'", nightly, "one night"
             ),
+        ],
+        text=[
+            says(
+                "hotel_escalations",
+                "detail",
+                {"booking_id": bk},
+                ["walked", "full", "no room", "overbooked"],
+            )
         ],
     )

@@ -20,7 +20,9 @@ from statebox.agents import (
     AgentFactory,
     FaultInjectionFactory,
     FaultRates,
+    NoopFactory,
     OracleFactory,
+    RefuseFactory,
     SleepyFactory,
     SleepyOptions,
 )
@@ -96,6 +98,15 @@ def _oracle(options: dict[str, Any]) -> AgentFactory:
     return OracleFactory()
 
 
+def _baseline(factory: type[NoopFactory] | type[RefuseFactory]) -> AgentBuilder:
+    def build(options: dict[str, Any]) -> AgentFactory:
+        if options:
+            raise ConfigError(f"the {factory.name} agent takes no options, got {sorted(options)}")
+        return factory()
+
+    return build
+
+
 def _sleepy(options: dict[str, Any]) -> AgentFactory:
     if "model" in options:
         raise ConfigError(f"sleepy agent option {options['model']!r}: use key=value")
@@ -162,6 +173,8 @@ class Registry:
             "oracle": _oracle,
             "fault": _fault,
             "sleepy": _sleepy,
+            "noop": _baseline(NoopFactory),
+            "refuse": _baseline(RefuseFactory),
         }
         self._entry_points_pending = load_entry_points
         for d in domains:

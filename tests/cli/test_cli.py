@@ -63,18 +63,26 @@ def test_validate_toy_tasks(cli: CliRunner) -> None:
     data = json.loads(result.stdout)
     assert data["tasks"] == 3 and data["invalid"] == 0
     assert data["check_strength"] == 1.0
-    assert data["survived"] == 0 and data["excluded"] == 1
+    assert data["survived"] == 0 and data["excluded_only"] == 2 and data["text_mutants"] == 1
+    assert data["false_rejection_rate"] == 0.0
+    assert [(f["agent"], f["passed_test"]) for f in data["floors"]] == [("noop", 0), ("refuse", 0)]
     by_id = {r["task_id"]: r for r in data["results"]}
-    assert by_id["toy.freeze.note.001"]["excluded"] == 1
-    reasons = [m["reason"] for m in by_id["toy.freeze.note.001"]["mutants"] if m["reason"]]
-    assert reasons == ["free text; judged by rubric"]
+    note = by_id["toy.freeze.note.001"]
+    assert note["excluded_only"] == 2
+    assert [m["caught_by"] for m in note["mutants"] if m["excluded_only"]] == [
+        ["text[0]"],
+        ["text[0]"],
+    ]
 
 
 def test_validate_table_prints_strength_and_exclusions(cli: CliRunner) -> None:
     result = cli.invoke(app, ["tasks", "validate", str(TOY_TASKS), "--domain", TOY_REF])
     assert result.exit_code == 0, result.output
-    assert "check strength over the suite: 100.0%" in result.stdout
-    assert "1 touched only excluded fields: free text; judged by rubric" in result.stdout
+    out = " ".join(result.stdout.split())
+    assert "check strength: 100.0% (17/17) of real mutants caught" in out
+    assert "2 mutants touch only columns left out of exact comparison" in out
+    assert "false-rejection rate: 0.0% (0/3)" in out
+    assert "noop passes 0/3 test tasks" in out and "refuse passes 0/3 test tasks" in out
 
 
 def test_validate_failing_golden_exits_1(cli: CliRunner) -> None:

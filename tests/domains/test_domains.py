@@ -18,7 +18,7 @@ import pytest
 
 from statebox.agents import FaultInjectionFactory, FaultRates, OracleFactory
 from statebox.domains import Domain
-from statebox.judge import Judge, lint_identifiers, validate_task
+from statebox.judge import Judge, YesJudge, lint_identifiers, validate_task
 from statebox.records import read_results
 from statebox.registry import default_registry
 from statebox.report import summarize
@@ -396,7 +396,10 @@ def test_oracle_and_fault_campaigns(
     assert fault is not None
     rates, seed = fault
     registry, tasks = default_registry(), suites[name]
-    oracle = Campaign(tasks=tasks, agents=[OracleFactory()], trials=2, out=tmp_path / "o")
+    # A judge model that says yes: the oracle's rubric questions are judged, not unjudged.
+    oracle = Campaign(
+        tasks=tasks, agents=[OracleFactory()], trials=2, out=tmp_path / "o", rubric=YesJudge()
+    )
     asyncio.run(run_campaign(oracle, registry))
     assert summarize(read_results(tmp_path / "o"))["overall"]["pass_at_1"] == 1.0
     faulty = Campaign(

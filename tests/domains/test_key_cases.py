@@ -16,7 +16,7 @@ from statebox.domains.neobank_it import DOMAIN as NEOBANK
 from statebox.domains.retail import DOMAIN as RETAIL
 from statebox.domains.travel import DOMAIN as TRAVEL
 from statebox.domains.travel.tools._fees import cancellation_fee, change_fee
-from statebox.judge import FailureSignature, Judge
+from statebox.judge import FailureSignature, Judge, YesJudge
 from statebox.registry import default_registry
 from statebox.tasks import Task, WorldCache
 from statebox.tools import Dispatcher, ToolCall
@@ -98,9 +98,10 @@ def test_charging_the_fee_despite_an_airline_schedule_change_fails(
     assert ("bookings", "cancel_reason") in wrong
     waiving = ScriptAgent(
         [call("cancel_booking", booking_id="BK-100022", reason="airline_schedule_change", fee=0.0)],
-        final="Cancelled without fee because the airline moved your flight.",
+        final=task.reference_response,  # the fee ($0.00) and refund its reply check asks for
     )
-    assert asyncio.run(play(TRAVEL, task, waiving, judge=judge)).verdict.passed
+    yes = Judge(TRAVEL, judge.worlds, YesJudge())  # its rubric answered yes
+    assert asyncio.run(play(TRAVEL, task, waiving, judge=yes)).verdict.passed
 
 
 def test_tools_refuse_until_the_caller_is_verified() -> None:
@@ -156,11 +157,19 @@ def test_extending_after_the_grace_period_fails(suites: dict[str, list[Task]]) -
     assert ("installments", "due_date") in extra
     assert played.verdict.comparison.wrong == () and played.verdict.comparison.missing == ()
     assert played.verdict.tool_grader_fooled
-    refusing = ScriptAgent(
-        [VERIFY, call("get_billing", policy_id="POL-300001")],
-        final="I'm sorry, the grace period has passed, so I can't extend this installment.",
-    )
-    assert asyncio.run(play(AUTO, task, refusing, judge=judge)).verdict.passed
+
+    def refusing() -> ScriptAgent:
+        return ScriptAgent(
+            [VERIFY, call("get_billing", policy_id="POL-300001")],
+            final="I'm sorry, the grace period has passed, so I can't extend this installment.",
+        )
+
+    refused = asyncio.run(play(AUTO, task, refusing(), judge=judge)).verdict
+    # Its rubric has no judge model here: unjudged, so not a pass (fail-closed)...
+    assert not refused.passed and refused.signature == FailureSignature.UNJUDGED
+    # ...and with a judge that says yes, it passes.
+    judged = Judge(AUTO, judge.worlds, YesJudge())
+    assert asyncio.run(play(AUTO, task, refusing(), judge=judged)).verdict.passed
 
 
 def test_granting_despite_a_segregation_of_duties_conflict_fails(
@@ -194,7 +203,10 @@ def test_granting_despite_a_segregation_of_duties_conflict_fails(
         ],
         final="Rejected under segregation of duties.",
     )
-    assert asyncio.run(play(NEOBANK, task, rejecting, judge=judge)).verdict.passed
+    # The right work, judged with a judge model that answers its rubric question yes (with
+    # no judge model the question is unjudged and the trial fails closed).
+    yes = Judge(NEOBANK, judge.worlds, YesJudge())
+    assert asyncio.run(play(NEOBANK, task, rejecting, judge=yes)).verdict.passed
     # Rejecting for the wrong reason code is a wrong field value, not a pass.
     wrong_reason = ScriptAgent(
         [

@@ -15,10 +15,12 @@ from statebox.episode import Event, TerminationReason
 from statebox.errors import GoldenReplayError, JudgeError
 from statebox.judge import (
     CheckResult,
+    Comparison,
     FailureSignature,
     Judge,
     RubricAnswer,
     Verdict,
+    WeakEvaluatorFlags,
     failure_signature,
     parse_yes_no,
     weak_evaluator_flags,
@@ -53,6 +55,14 @@ def with_response(task: Task, **response: Any) -> Task:
         task,
         id="toy.transfer.reply.001",
         checks={**task.checks.model_dump(mode="json"), "response": response},
+    )
+
+
+def with_reply(task: Task, **reply: Any) -> Task:
+    return task_from(
+        task,
+        id="toy.transfer.reply.001",
+        checks={**task.checks.model_dump(mode="json"), "reply": reply},
     )
 
 
@@ -184,14 +194,14 @@ def test_failed_call_then_right_state_passes(toy_domain: Domain, task: Task) -> 
 def test_right_state_failed_response_is_incomplete_resolution(
     toy_domain: Domain, task: Task
 ) -> None:
-    t = with_response(task, contains=["40 dollars"], not_contains=["sorry"])
+    t = with_reply(task, must_contain=["40 dollars"], must_not_contain=["sorry"])
     v = run(toy_domain, t, GOOD, final="All done.").verdict
     assert [(c.name, c.passed) for c in v.checks] == [
         ("state", True),
         ("invariant[0]", True),
         ("termination", True),
-        ("response.contains[0]", False),
-        ("response.not_contains[0]", True),
+        ("reply.must_contain[0]", False),
+        ("reply.must_not_contain[0]", True),
     ]
     assert v.signature == FailureSignature.INCOMPLETE_RESOLUTION
     assert run(toy_domain, t, GOOD, final="Moved 40 DOLLARS.").verdict.passed
@@ -237,11 +247,12 @@ def test_rubric_with_a_judge(
 
 
 def test_every_declared_check_gates_the_verdict(toy_domain: Domain, task: Task) -> None:
-    t = with_response(task, contains=["40"], not_contains=["sorry"], rubric=["Polite? (yes/no)"])
+    t = with_response(task, rubric=["Polite? (yes/no)"])
     t = task_from(
         t,
         checks={
             **t.checks.model_dump(mode="json"),
+            "reply": {"must_contain": ["40"], "must_not_contain": ["sorry"]},
             "invariants": [
                 {"sql": "select balance from accounts where id = 'A2'", "equals": 65.0},
                 {"sql": "select count(*) from transfers", "equals": 1},
@@ -255,8 +266,8 @@ def test_every_declared_check_gates_the_verdict(toy_domain: Domain, task: Task) 
         "invariant[0]",
         "invariant[1]",
         "termination",
-        "response.contains[0]",
-        "response.not_contains[0]",
+        "reply.must_contain[0]",
+        "reply.must_not_contain[0]",
         "rubric[0]",
     ]
     assert v.passed  # 65.0 equals 65 under the canonical form
@@ -348,12 +359,16 @@ def test_excluded_field_differences_pass(toy_domain: Domain, toy_tasks: list[Tas
     freeze = toy_tasks[1]
     actions = [
         call("set_status", account_id="A2", status="frozen"),
-        call("add_note", account_id="A2", body="customer says the card is gone"),
+        call("add_note", account_id="A2", body="Customer says the card was LOST yesterday."),
         call("delete_note", note_id="N-001"),
     ]
     v = run(toy_domain, freeze, actions).verdict
-    assert v.passed
+    assert v.passed  # other wording, same fact: the text check reads facts, not words
     assert all("body" not in (e.after or {}) for e in v.actual_effects)
+    actions[1] = call("add_note", account_id="A2", body="customer says the card is gone")
+    v = run(toy_domain, freeze, actions).verdict
+    assert [c.name for c in v.checks if not c.passed] == ["text[0]"]
+    assert v.signature == FailureSignature.WRONG_STATE_UPDATE
 
 
 def test_running_out_of_turns_is_incomplete_resolution(toy_domain: Domain, task: Task) -> None:
@@ -417,15 +432,26 @@ def test_failure_signature_precedence() -> None:
     ) == ("incomplete_resolution")
 
 
-def test_a_skipped_rubric_signs_nothing() -> None:
-    # A passed trial whose rubric was not evaluated (no judge model) has no signature;
-    # it used to be signed incomplete_resolution although its verdict passed.
+def test_an_unjudged_rubric_fails_closed_and_signs_unjudged() -> None:
+    # A trial whose rubric no judge model answered is not a pass (fail-closed); when
+    # everything judged passed, its signature says why: unjudged.
     end = TerminationReason.AGENT_END
     skipped = CheckResult(name="rubric[0]", kind="rubric", passed=False, skipped=True)
-    assert failure_signature([chk("state", True), skipped], FX, [res()], end) is None
+    assert failure_signature([chk("state", True), skipped], FX, [res()], end) == "unjudged"
     assert failure_signature([chk("state", False), skipped], FX, [res()], end) == (
         "wrong_state_update"
     )
+    v = Verdict(
+        checks=(chk("state", True), skipped),
+        comparison=Comparison(),
+        expected_effects=(),
+        actual_effects=(),
+        signature=FailureSignature.UNJUDGED,
+        flags=WeakEvaluatorFlags(
+            clean_termination=True, called_mutating_tool=True, last_tool_ok=True
+        ),
+    )
+    assert not v.passed
 
 
 def ev(result: ToolResult) -> Event:
@@ -439,7 +465,9 @@ def ev(result: ToolResult) -> Event:
         ([ev(res())], "Shall I go ahead?", TerminationReason.AGENT_END, (False, True, True)),
         ([ev(res())], "   ", TerminationReason.AGENT_END, (False, True, True)),
         ([ev(res())], "Done.", TerminationReason.MAX_TURNS, (False, True, True)),
-        ([ev(res())], "Done.", TerminationReason.USER_END, (False, True, True)),
+        # The paper's definition reads the agent's last message, however the episode
+        # ended: a customer's "Thanks, that's all" closing it does not undo it (finding 7).
+        ([ev(res())], "Done.", TerminationReason.USER_END, (True, True, True)),
         ([ev(res()), ev(res(ok=False))], "Done.", TerminationReason.AGENT_END, (True, True, False)),
         ([ev(res(ok=False))], "Done.", TerminationReason.AGENT_END, (True, False, False)),
         ([ev(res(mutating=False))], "Done.", TerminationReason.AGENT_END, (True, False, True)),
@@ -527,3 +555,27 @@ def test_termination_reason_gates_a_right_state(
     check = next(c for c in v.checks if c.name == "termination")
     assert check.passed is (reason == TerminationReason.USER_END)
     assert check.detail == f"episode ended by {reason.value}"
+
+
+def test_a_trial_the_customer_closes_counts_as_ended_cleanly(
+    toy_domain: Domain, task: Task
+) -> None:
+    # Finding 7: clean termination needed the agent to end the episode, so a trial the
+    # customer closed ("Thanks.") never counted as what a tool-call grader calls done.
+    from statebox.episode import MessageUser
+
+    def closed_by_user(last: str) -> Verdict:
+        actions = [
+            call("transfer", src="A1", dst="A2", amount=30),  # wrong amount: a failed trial
+            MessageUser(text="Moving it now."),  # the scripted user answers "Thanks."
+            MessageUser(text=last),  # its script is spent: it ends the conversation
+        ]
+        return run(toy_domain, task, actions).verdict  # type: ignore[no-any-return]
+
+    v = closed_by_user("Done: I moved the money to Bo.")
+    (term,) = [c for c in v.checks if c.name == "termination"]
+    assert term.detail == "episode ended by user_end"
+    assert not v.passed
+    assert v.flags.clean_termination and v.tool_grader_fooled
+    assert not closed_by_user("Shall I move anything else?").flags.clean_termination
+    assert not closed_by_user("").flags.clean_termination

@@ -30,7 +30,9 @@ def test_every_toy_task_is_valid_with_full_strength(
         assert v.survived == 0
         assert v.check_strength == 1.0
     transfer = results["toy.transfer.basic.001"]
-    assert transfer.excluded == 0
+    assert transfer.excluded_only == 0
+    assert transfer.baselines == {"noop": False, "refuse": False}
+    assert [(p.kind, p.outcome) for p in transfer.probes] == [("respell_numbers", "accepted")]
     kinds = [m.kind for m in transfer.mutants]
     assert kinds.count("drop_write") == 1  # one golden write
     assert kinds.count("wrong_value") >= 4  # two balances, amount, created_at
@@ -38,20 +40,46 @@ def test_every_toy_task_is_valid_with_full_strength(
     assert transfer.caught == len(transfer.mutants)
 
 
-def test_field_policy_exclusion_is_reported_not_counted(
+def test_excluded_only_mutants_survive_unless_a_text_check_catches_them(
     toy_domain: Domain, toy_tasks: list[Task]
 ) -> None:
-    v = validate(toy_domain, toy_tasks[1])  # toy.freeze.note.001
-    excluded = [m for m in v.mutants if m.outcome == "excluded"]
-    assert len(excluded) == 1
-    (m,) = excluded
-    assert m.kind == "wrong_value"
-    assert m.reason == "free text; judged by rubric"
-    assert m.description.startswith("notes{'id': 'N-002'}.body: 'card lost'")
-    assert v.excluded == 1
-    assert v.caught == len(v.mutants) - 1
-    assert v.check_strength == 1.0  # excluded mutants are neither caught nor survived
-    assert sorted(m.kind for m in v.mutants if m.kind == "drop_write") == ["drop_write"] * 3
+    # Finding 2: a mutant touching only an excluded column used to be set aside as
+    # "excluded", so check strength was 100% by construction. It is a survivor now.
+    note = toy_tasks[1]  # toy.freeze.note.001: a note body "card lost", with a text check
+    bare = task_from(note, id="toy.freeze.bare.001", checks={})
+    v = validate(toy_domain, bare)
+    (m,) = [m for m in v.mutants if m.outcome == "survived"]
+    assert m.kind == "wrong_value" and m.excluded_only
+    assert m.description == "notes{'id': 'N-002'}.body: 'card lost' → 'x'"
+    assert "notes.body" in m.reason and "no text check" in m.reason
+    assert v.survived == 1 and v.excluded_only == 1
+    assert v.check_strength == pytest.approx(6 / 7)
+    assert not v.ok
+    # The task's own text check (must contain "lost") catches it, and its text mutant.
+    v = validate(toy_domain, note)
+    assert v.ok and v.survived == 0 and v.check_strength == 1.0
+    body = [m for m in v.mutants if m.description.startswith("notes{'id': 'N-002'}.body")]
+    assert [(m.kind, m.outcome, m.caught_by) for m in body] == [
+        ("wrong_value", "caught", ("text[0]",)),
+        ("text_fact", "caught", ("text[0]",)),
+    ]
+    assert v.excluded_only == 2
+
+
+def test_every_fact_a_text_check_asks_for_gets_a_text_mutant(
+    toy_domain: Domain, toy_tasks: list[Task]
+) -> None:
+    # One text mutant per fact asked for: each replaces that fact by another value of
+    # its kind seen in the task, and each is caught by the check that asks for it.
+    note = toy_tasks[1]
+    checks = {"text": [{"table": "notes", "column": "body", "must_contain": ["card", "lost"]}]}
+    v = validate(toy_domain, task_from(note, id="toy.freeze.two.001", checks=checks))
+    facts = [m for m in v.mutants if m.kind == "text_fact"]
+    assert [m.description.split(".body: ", 1)[1] for m in facts] == [
+        "fact 'card' → 'active'",
+        "fact 'lost' → 'active'",
+    ]
+    assert all(m.outcome == "caught" for m in facts)
 
 
 def test_failing_golden_call_is_a_problem_naming_step_and_tool(toy_domain: Domain) -> None:
@@ -103,7 +131,8 @@ def test_golden_that_changes_nothing_must_be_read_only(toy_domain: Domain, task:
     )
     v = validate(toy_domain, lookup)
     assert "golden state equals the initial state: declare read_only or fix golden" in v.problems
-    assert "the do-nothing agent passes" in v.problems
+    assert any(p.startswith("the noop agent passes") for p in v.problems)
+    assert any(p.startswith("the refuse agent passes") for p in v.problems)
 
 
 def test_oracle_failing_its_own_invariant(toy_domain: Domain, task: Task) -> None:
@@ -153,7 +182,7 @@ def test_drop_write_that_leaves_golden_state_is_equivalent(toy_domain: Domain, t
     assert v.ok and v.check_strength == 1.0
 
 
-def test_dropping_a_write_to_an_excluded_column_is_reported_as_excluded(task: Task) -> None:
+def test_dropping_a_write_to_an_excluded_column_survives_without_a_text_check(task: Task) -> None:
     @tool(mutates=True)
     def edit_note(tx: WorldTx, note_id: str, body: str) -> bool:
         """Rewrite a note's text.
@@ -183,5 +212,12 @@ def test_dropping_a_write_to_an_excluded_column_is_reported_as_excluded(task: Ta
     )
     v = validate(domain, t)
     dropped = next(m for m in v.mutants if m.description == "drop golden call 1 (edit_note)")
-    assert dropped.outcome == "excluded"
-    assert dropped.reason == "free text; judged by rubric"
+    assert (dropped.outcome, dropped.excluded_only) == ("survived", True)
+    assert not v.ok
+    checked = task_from(
+        t,
+        checks={"text": [{"table": "notes", "column": "body", "must_contain": ["request"]}]},
+    )
+    v = validate(domain, checked)
+    dropped = next(m for m in v.mutants if m.description == "drop golden call 1 (edit_note)")
+    assert (dropped.outcome, dropped.caught_by) == ("caught", ("text[0]",))

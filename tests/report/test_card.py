@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from fixtures.toy import DOMAIN as TOY
 from statebox.registry import Registry, default_registry
 from statebox.report import SuiteCard, build_suite_card, format_strength, render_card_markdown
 
 
 def toy_card(validate: bool) -> SuiteCard:
-    return asyncio.run(build_suite_card(Registry([TOY]), "toy", validate=validate))
+    return build_suite_card(Registry([TOY]), "toy", validate=validate)
 
 
 def test_toy_card_counts_tasks_families_and_check_strength() -> None:
@@ -23,6 +21,12 @@ def test_toy_card_counts_tasks_families_and_check_strength() -> None:
     assert d.check_strength is not None
     assert d.check_strength.invalid_tasks == 0
     assert d.check_strength.strength == 1.0
+    assert d.check_strength.text_mutants == 1 and d.check_strength.excluded_only == 2
+    assert d.check_strength.false_rejection_rate == 0.0
+    assert [(f.agent, f.passed_test, f.test_tasks) for f in d.check_strength.floors] == [
+        ("noop", 0, 3),
+        ("refuse", 0, 3),
+    ]
     assert card.check_strength == d.check_strength
     assert [(e.table, e.column) for e in d.field_policy] == [
         (e.table, e.column) for e in TOY.field_policy.excluded
@@ -41,7 +45,7 @@ def test_card_without_validation_says_not_run() -> None:
 
 def test_retail_card_matches_the_suite() -> None:
     tasks = default_registry().suite("retail")
-    card = asyncio.run(build_suite_card(default_registry(), "retail", validate=False))
+    card = build_suite_card(default_registry(), "retail", validate=False)
     (d,) = card.domains
     assert d.tasks == len(tasks)
     assert d.read_only == sum(t.read_only for t in tasks)

@@ -44,7 +44,8 @@ def test_report_json_keeps_keys_and_adds_intervals(cli: CliRunner, runs: tuple[P
         assert key in data["overall"] and key in data["ci"]["overall"]
     assert data["tasks"] == 24 and data["trials"] == 120
     assert data["overall"]["observed_k_of_k"] == pytest.approx(16 / 24)
-    assert data["ci"]["method"].startswith("95% percentile bootstrap over tasks, 300 resamples")
+    assert data["ci"]["method"].startswith("95% percentile bootstrap over tasks (24, each its")
+    assert data["ci"]["method"].endswith(", 300 resamples, seed 0")
 
 
 def test_report_table_of_several_runs_to_a_file(

@@ -47,7 +47,9 @@ def test_synthetic_campaign_reproduces_every_figure(alpha_dir: Path) -> None:
         for name, (low, high) in intervals.items():
             assert low <= s["by_domain"][domain][name] <= high, (domain, name)
     assert set(s["ci"]["by_domain"]) == {"bank", "retail"}
-    assert s["ci"]["method"] == "95% percentile bootstrap over tasks, 2000 resamples, seed 0"
+    assert s["ci"]["method"] == (
+        "95% percentile bootstrap over tasks (5, each its own cluster), 2000 resamples, seed 0"
+    )
     assert [p["k"] for p in s["curve"]] == [1, 2, 3, 4, 5]
     assert s["curve"][0]["pass_at_k"] == pytest.approx(0.68)
     assert s["curve"][-1]["pass_hat_k_unbiased"] == pytest.approx(0.4)

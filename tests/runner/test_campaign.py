@@ -243,7 +243,7 @@ class _BrokenAgent:
             raise RuntimeError(f"agent crashed on trial {self.ctx.trial}")
         from statebox.episode import End
 
-        return End(text="nothing to do")
+        return End(text="nothing to do: that account is frozen")
 
 
 def test_agent_exceptions_become_system_errors_and_the_campaign_completes(

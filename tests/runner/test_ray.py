@@ -280,8 +280,9 @@ def test_cli_thinkingbox_on_ray_gives_the_local_verdicts(ray_cluster: Any, tmp_p
     assert on_ray.exit_code == 0, on_ray.output
     assert _outcomes(tmp_path / "ray") == _outcomes(tmp_path / "local")
     statuses = Counter(s for s, _ in _outcomes(tmp_path / "ray").values())
-    # oracle: 2 passed; fault (every write skipped): 2 failed; the broken check: 2 errors.
-    assert statuses == {"passed": 2, "failed": 2, "system_error": 2}
+    # oracle: 1 passed and the rubric task unjudged (no judge model: fail-closed, not a
+    # pass); fault (every write skipped): 2 failed; the broken check: 2 errors.
+    assert statuses == {"passed": 1, "failed": 3, "system_error": 2}
     # The broken check's system errors keep their message on Ray too.
     assert {e.type for e in read_errors(tmp_path / "ray")} == {"CheckError"}
 

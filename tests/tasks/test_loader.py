@@ -262,3 +262,16 @@ def test_a_binary_or_non_utf8_task_file_is_a_one_line_error_naming_it(
     err = spec_error(path)
     assert err.file == str(path) and "UTF-8" in err.reason
     assert "\n" not in str(err)
+
+
+def test_an_old_response_contains_check_says_where_its_facts_go(tmp_path: Path) -> None:
+    old = tmp_path / "old.yaml"
+    old.write_text(
+        "id: retail.x.1\ndomain: retail\nnow: '2025-10-01T13:00:00+00:00'\n"
+        "user: {opening: hi}\nread_only: true\ngolden: []\n"
+        "checks: {response: {contains: ['1002']}}\n"
+    )
+    with pytest.raises(TaskSpecError) as info:
+        load_tasks(old)
+    assert (info.value.task_id, info.value.field) == ("retail.x.1", "checks.response")
+    assert "checks.reply: {must_contain" in info.value.reason

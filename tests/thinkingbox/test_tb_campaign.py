@@ -72,8 +72,12 @@ def test_oracle_campaign_over_the_fixture_dataset(tmp_path: Path) -> None:
     status = {t: {r.status for r in rs} for t, rs in by_task.items()}
     # Replaying tool_interactions verbatim (the explicit null of test_clear_note included)
     # leaves the golden state in every fresh process.
-    for t in (CANCEL, CLEAR, TOOL_CALLS, EXTRA):
+    for t in (CLEAR, TOOL_CALLS, EXTRA):
         assert status[t] == {TrialStatus.PASSED}, (t, by_task[t][0].error)
+    # No judge model: the rubric question is unjudged, so the trial is not a pass
+    # (fail-closed), though every judged check passed.
+    assert status[CANCEL] == {TrialStatus.FAILED}
+    assert {r.verdict.signature for r in by_task[CANCEL] if r.verdict} == {"unjudged"}
     # The oracle's generic final words lack the "40" this check asks of the response.
     assert status[LOOKUP] == {TrialStatus.FAILED}
     lookup = by_task[LOOKUP][0].verdict
@@ -84,7 +88,7 @@ def test_oracle_campaign_over_the_fixture_dataset(tmp_path: Path) -> None:
     errors = read_errors(out)
     assert {e.task_id for e in errors} == {BROKEN} and len(errors) == 2
     assert "KeyError" in errors[0].message
-    # No judge model: the rubric question is reported as skipped, not asked, not gating.
+    # No judge model: the rubric question is recorded unjudged (skipped), not asked.
     cancel = by_task[CANCEL][0].verdict
     assert cancel is not None
     rubric = [c for c in cancel.checks if c.kind == "rubric"]

@@ -155,10 +155,10 @@ def test_a_no_from_the_judge_fails_rubric_and_check(rubric_case: TbCase) -> None
     assert v.signature == FailureSignature.INCOMPLETE_RESOLUTION
 
 
-def test_without_a_judge_the_rubric_is_skipped_and_does_not_gate(rubric_case: TbCase) -> None:
+def test_without_a_judge_the_rubric_is_unjudged_and_fails_closed(rubric_case: TbCase) -> None:
     transcript = _transcript(CANCEL, end="Done, have a nice day.")
     v = _judge(TbJudge(None), rubric_case, _effects(_cancelled()), transcript)
-    assert v.passed and v.signature is None
+    assert not v.passed and v.signature == FailureSignature.UNJUDGED
     assert _by_name(v)["rubric[0]"] == (False, False, True)
     assert "skipped" in v.checks[2].detail
 
@@ -224,7 +224,8 @@ def test_equal_hashes_give_an_empty_comparison_despite_unstable_fields(
     effects = _effects(result)
     effects["tiny_shop"]["result_db_hash"] = effects["tiny_shop"]["golden_db_hash"]
     v = _judge(TbJudge(None), rubric_case, effects, _transcript(CANCEL))
-    assert v.passed and v.comparison.matches
+    assert v.comparison.matches  # only the unjudged rubric keeps it from passing
+    assert v.signature == FailureSignature.UNJUDGED
     assert v.actual_effects[0].after == {
         "cancel_reason": "changed mind",
         "status": "cancelled",

@@ -20,6 +20,7 @@ from statebox.agents._oracle import FaultRates
 from statebox.cli import app
 from statebox.cli._thinkingbox import TbOptions, open_dataset
 from statebox.episode import Action, CallTool, End, Observation
+from statebox.judge import FailureSignature
 from statebox.records import TrialStatus, read_manifest, read_results
 from statebox.registry import Registry
 from statebox.runner import Campaign, run_campaign
@@ -184,8 +185,14 @@ def test_cli_preset_thinkingbox_builtin_search_and_no_flag_needed(tmp_path: Path
         catch_exceptions=False,
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    records = read_results(out)
-    assert [r.status for r in records] == [TrialStatus.PASSED] * 2
+    by_test = {r.task_id.rsplit(".", 2)[1]: r for r in read_results(out)}
+    assert by_test["tiny_shop_group1"].status == TrialStatus.PASSED
+    # The rubric task's state check passes; its yes/no question has no judge model, so the
+    # trial is unjudged, not passed (fail-closed).
+    rubric = by_test["tiny_shop_group1_rubrics_yesno"].verdict
+    assert rubric is not None and not rubric.passed
+    assert rubric.signature == FailureSignature.UNJUDGED
+    assert all(c.passed for c in rubric.checks if not c.name.startswith("rubric"))
     settings = read_manifest(out).settings
     tb = settings["thinkingbox"]
     assert (tb["search"], tb["fork_server"], tb["drop_sources"]) == ("builtin", True, False)

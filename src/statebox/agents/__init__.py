@@ -1,5 +1,6 @@
-"""Agents: the protocol, the oracle, the fault-injection agent and the LLM agent."""
+"""Agents: protocol, oracle, fault injection, noop and refuse baselines, LLM agent."""
 
+from statebox.agents._baselines import NOOP_REPLY, REFUSE_REPLY, NoopFactory, RefuseFactory
 from statebox.agents._llm import (
     AGENT_INSTRUCTIONS,
     SEARCH_GUIDANCE,
@@ -14,6 +15,8 @@ from statebox.agents._sleepy import SLEEPY_MODEL, SleepyFactory, SleepyOptions
 
 __all__ = [
     "AGENT_INSTRUCTIONS",
+    "NOOP_REPLY",
+    "REFUSE_REPLY",
     "SEARCH_GUIDANCE",
     "SLEEPY_MODEL",
     "THINK_GUIDANCE",
@@ -25,7 +28,9 @@ __all__ = [
     "FaultRates",
     "LLMAgent",
     "LLMAgentFactory",
+    "NoopFactory",
     "OracleFactory",
+    "RefuseFactory",
     "SleepyFactory",
     "SleepyOptions",
     "TrialContext",

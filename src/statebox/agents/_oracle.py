@@ -52,7 +52,11 @@ class _Replay:
         return self._config
 
     async def act(self, obs: Observation) -> Action:
-        if self._i >= len(self._plan) or self._plan[self._i] is None:
+        if self._i < len(self._plan) and self._plan[self._i] is None:
+            # Stopped early: the work is not done, so it cannot have the task's reference
+            # reply; it claims success all the same (what the weak evaluator would trust).
+            return End(text=_FINAL)
+        if self._i >= len(self._plan):
             return End(text=self._final)
         call = self._plan[self._i]
         assert call is not None  # narrowed above
@@ -90,7 +94,8 @@ class FaultRates(Model):
     extra_write: float = Field(0.05, ge=0, le=1)
     """Per golden write: add a second, perturbed copy of it after it."""
     stop_early: float = Field(0.03, ge=0, le=1)
-    """Per step: end the episode here."""
+    """Per step (each golden call, and the final reply): end the episode here, claiming
+    success without the task's reference reply."""
 
 
 def _perturb(call: GoldenCall, schema: Mapping[str, Any], rng: random.Random) -> GoldenCall:
@@ -176,6 +181,9 @@ class _FaultAgent(_Replay):
             plan.append(_perturb(call, schema, rng) if rng.random() < r.wrong_value else call)
             if rng.random() < r.extra_write:
                 plan.append(_perturb(call, schema, rng))
+        # The final reply is a step too: stopping before it leaves the generic claim.
+        if rng.random() < r.stop_early:
+            plan.append(None)
         return plan
 
     async def act(self, obs: Observation) -> Action:

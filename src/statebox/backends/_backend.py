@@ -397,9 +397,14 @@ class DatabaseBackend:
         return DatabaseJudge(self, rubric, skip_rubric=rubric is None)
 
     async def task_problems(self, task: Task) -> list[str]:
-        """Every reason ``task`` is invalid, short of mutants (the campaign's preflight)."""
+        """Every reason ``task`` is invalid, short of mutants (the campaign's preflight).
+
+        No episode is played (the oracle's, the baselines'): each costs a server start,
+        and the campaign's own trials show an oracle that fails; `statebox tasks
+        validate --backend` plays them all.
+        """
         judge = DatabaseJudge(self, skip_rubric=True)
-        return await judged_task_problems(judge, task, oracle=False)
+        return await judged_task_problems(judge, task, oracle=False, baselines=False)
 
     async def aclose(self) -> None:
         """Stop every server and drop every database (a throwaway server is stopped too)."""
@@ -420,7 +425,8 @@ class DatabaseJudge(StateJudge):
     Args:
         backend: The backend.
         rubric: Judge model for rubric questions.
-        skip_rubric: With no ``rubric``, mark rubric checks skipped instead of errors.
+        skip_rubric: With no ``rubric``, record rubric questions unjudged (fail-closed)
+            instead of check errors.
     """
 
     def __init__(
@@ -455,8 +461,8 @@ class DatabaseJudge(StateJudge):
         """The task's template state."""
         return self.backend.prepared(task).template.state
 
-    def golden_states(self, task: Task) -> tuple[State, ...]:
-        """The golden state, then one per accepted alternative."""
+    def replayed_states(self, task: Task) -> tuple[State, ...]:
+        """The golden trajectory's end state, then each alternative trajectory's."""
         return self.backend.prepared(task).golden
 
     async def fresh_world(self, task: Task) -> WorldView:
@@ -468,3 +474,7 @@ class DatabaseJudge(StateJudge):
     ) -> WorldView:
         """The task's database after ``calls`` on the real server."""
         return await self.backend.replay_world(task, calls, strict=strict)
+
+    def episode_backend(self) -> DatabaseBackend:
+        """The backend: validation's episodes run on its server, as trials do."""
+        return self.backend

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import Annotated, Literal
@@ -12,6 +11,7 @@ from rich.table import Table
 
 from statebox.cli._app import err_console, handled, tasks_app
 from statebox.cli._commands import _registry, out_console
+from statebox.cli._tasks import CacheOption, JobsOption, NoCacheOption, run_validation
 
 CardFormat = Literal["table", "markdown", "json"]
 
@@ -34,18 +34,30 @@ def card(
     domain: Annotated[
         list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
     ] = None,
+    jobs: JobsOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
 ) -> None:
-    """Print the suite card (tasks, families, splits, check strength, field policies).
+    """Print the suite card (tasks, families, splits, check strength, floors, field policies).
 
-    Also read-only and rubric tasks, golden calls per task, frozen clocks, licence and
-    intended use.
+    Also the false-rejection rate, read-only and rubric tasks, golden calls per task,
+    frozen clocks, licence and intended use.
     """
-    from statebox.report import build_suite_card, format_strength, render_card_markdown
+    from statebox.report import (
+        build_suite_card,
+        format_false_rejection,
+        format_floor,
+        format_strength,
+        render_card_markdown,
+        strength_lines,
+    )
 
     registry = _registry(domain)
+    validations = None
     if validate:
-        err_console.print("validating every task for check strength (--no-validate skips)")
-    suite_card = asyncio.run(build_suite_card(registry, suite, validate=validate))
+        err_console.print("validating every task (--no-validate skips; results are cached)")
+        validations = run_validation(registry, registry.suite(suite), jobs, cache, no_cache)
+    suite_card = build_suite_card(registry, suite, validate=validate, validations=validations)
     if fmt == "table" and output is not None:
         fmt = "markdown"
     if fmt == "markdown" or fmt == "json":
@@ -56,6 +68,7 @@ def card(
             data["tasks"] = suite_card.tasks
             total = suite_card.check_strength
             data["check_strength"] = None if total is None else total.strength
+            data["false_rejection_rate"] = None if total is None else total.false_rejection_rate
             text = json.dumps(data, indent=2) + "\n"
         if output is not None:
             output.parent.mkdir(parents=True, exist_ok=True)
@@ -76,6 +89,9 @@ def card(
         "refusal",
         "golden calls mean [min, max]",
         "check strength",
+        "false rejection",
+        "noop passes",
+        "refuse passes",
         "invalid",
         "clock",
     ):
@@ -92,6 +108,9 @@ def card(
             str(d.refusal),
             f"{d.golden_calls_mean:.2f} [{d.golden_calls_min}, {d.golden_calls_max}]",
             format_strength(d.check_strength),
+            format_false_rejection(d.check_strength),
+            format_floor(d.check_strength, "noop"),
+            format_floor(d.check_strength, "refuse"),
             "not run" if d.check_strength is None else str(d.check_strength.invalid_tasks),
             ", ".join(d.clocks),
         )
@@ -110,8 +129,8 @@ def card(
         for e in d.field_policy:
             fields.add_row(d.domain, f"{e.table}.{e.column}", e.reason)
     out_console.print(fields)
-    out_console.print(
-        f"total: {suite_card.tasks} tasks in {len(suite_card.domains)} domains; check strength "
-        f"over the suite: {format_strength(suite_card.check_strength)}"
-    )
+    out_console.print(f"total: {suite_card.tasks} tasks in {len(suite_card.domains)} domains")
+    total = suite_card.check_strength
+    for line in strength_lines(total) if total is not None else ["check strength: not run"]:
+        out_console.print(line, highlight=False)
     out_console.print(f"licence and intended use: {suite_card.intended_use}")

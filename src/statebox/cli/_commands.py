@@ -47,6 +47,16 @@ def _registry(domain_refs: list[str] | None, settings: Any = None, models: Any =
     return registry
 
 
+def _read_manifest_or_none(directory: Path) -> Any:
+    from statebox.errors import ResultsFormatError
+    from statebox.records import read_manifest
+
+    try:
+        return read_manifest(directory)
+    except ResultsFormatError:
+        return None  # hand-made results without a manifest
+
+
 def _campaign_rows(directories: Path | list[Path]) -> list[Any]:
     from statebox.records import read_trial_rows
     from statebox.report import CampaignRows
@@ -63,7 +73,7 @@ def _campaign_rows(directories: Path | list[Path]) -> list[Any]:
         trials = _note_incomplete(d, len(rows))
         # Two directories with one name are told apart by their full path.
         label = name if names.count(name) == 1 else str(d)
-        campaigns.append(CampaignRows(label, d, rows, trials))
+        campaigns.append(CampaignRows(label, d, rows, trials, _read_manifest_or_none(d)))
     return campaigns
 
 
@@ -151,7 +161,7 @@ def _summary(
                 f"note: domain {name!r} is not installed; its field policy is unknown"
             )
     try:
-        return summarize_campaigns(
+        summary = summarize_campaigns(
             campaigns,
             k=k,
             excluded_fields=excluded,
@@ -159,6 +169,9 @@ def _summary(
         )
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
+    for w in summary["environment"]["warnings"]:
+        err_console.print(f"warning: {w}", style="yellow")
+    return summary
 
 
 @app.command()
@@ -173,7 +186,7 @@ def run(
     agent: Annotated[
         list[str] | None,
         typer.Option(
-            help="Agent: oracle, fault, fault:skip_write=0.2,..., openai:MODEL or "
+            help="Agent: oracle, fault, fault:skip_write=0.2,..., noop, refuse, openai:MODEL or "
             "anthropic:MODEL (repeatable)."
         ),
     ] = None,

@@ -73,6 +73,27 @@ def _caveats(a: list[Any], b: list[Any], errors_a: int, errors_b: int) -> list[s
     return notes
 
 
+def _environment_notes(run_a: Path, run_b: Path) -> list[str]:
+    """Name what differs when the two campaigns ran different environments."""
+    from statebox.cli._commands import _read_manifest_or_none
+    from statebox.judge import environment_diff
+
+    a, b = _read_manifest_or_none(run_a), _read_manifest_or_none(run_b)
+    missing = [str(d) for d, m in ((run_a, a), (run_b, b)) if m is None or not m.environment_hash]
+    if missing:
+        return [
+            f"{', '.join(missing)}: no environment hash in the manifest; whether both ran the "
+            "same tasks, policies, schemas, seeds, tools, field policies and judge is unknown"
+        ]
+    if a.environment_hash == b.environment_hash:
+        return []
+    parts = environment_diff(a.environment, b.environment)
+    return [
+        f"A and B ran different environments ({', '.join(parts)} differ): the lift mixes the "
+        "agents' difference with the environment's"
+    ]
+
+
 def _lift_json(lift: Any) -> dict[str, Any]:
     return {
         "a": lift.a,
@@ -96,7 +117,8 @@ def _as_json(report: Any, a: str, b: str) -> dict[str, Any]:
         "a": a,
         "b": b,
         "alpha": _ALPHA,
-        "bootstrap": "paired " + report.spec.describe(),
+        "bootstrap": "paired " + report.spec.describe(report.overall.unit),
+        "unit": report.overall.unit,
         "overall": group(report.overall),
         "by_domain": {d: group(g) for d, g in report.by_domain.items()},
         "flipped": [
@@ -145,7 +167,7 @@ def _print(report: Any, a: str, b: str, console: Console) -> None:
             _p(kk),
         )
     table.caption = (
-        f"in brackets: paired {report.spec.describe()}; p for pass@1: "
+        f"in brackets: paired {report.spec.describe(report.overall.unit)}; p for pass@1: "
         f"{report.overall.pass_at_1.test.name}; p for observed k/k: "
         f"{report.overall.observed_k_of_k.test.name}; * p < {_ALPHA}"
     )
@@ -198,7 +220,7 @@ def compare(
         raise ConfigError("--resamples must be at least 1")
     a_id, a, errors_a = _outcomes(run_a, agent_a, "a")
     b_id, b, errors_b = _outcomes(run_b, agent_b, "b")
-    for note in _caveats(a, b, errors_a, errors_b):
+    for note in _caveats(a, b, errors_a, errors_b) + _environment_notes(run_a, run_b):
         err_console.print(f"warning: {note}", style="yellow")
     try:
         report = compare_outcomes(a, b, BootstrapSpec(resamples=resamples, seed=seed))

@@ -164,5 +164,5 @@ def play(
     verdict = asyncio.run(go())
     typer.echo(f"\n{'PASSED' if verdict.passed else 'FAILED'}: {task.id}")
     for c in verdict.checks:
-        mark = "skip" if c.skipped else ("ok" if c.passed else "FAIL")
+        mark = "unjudged" if c.skipped else ("ok" if c.passed else "FAIL")
         typer.echo(f"  [{mark}] {c.name}: {c.detail}")

@@ -17,7 +17,7 @@ from rich.progress import (
 
 from statebox.records import TrialRecord, TrialStatus
 
-__all__ = ["PlainProgress", "RichProgress", "make_progress"]
+__all__ = ["CountProgress", "PlainProgress", "RichProgress", "make_progress"]
 
 
 class _Counts:
@@ -118,3 +118,66 @@ def make_progress(console: Console) -> RichProgress | PlainProgress:
     if console.is_terminal and not console.is_dumb_terminal:
         return RichProgress(console)
     return PlainProgress(console)
+
+
+class CountProgress:
+    """Progress over a count of items (tasks validated), on stderr.
+
+    A rich bar on a terminal; elsewhere a plain line every few seconds and at the end.
+
+    Args:
+        console: Where to print.
+        label: What is counted (``tasks``).
+        total: How many there are.
+        every_s: Seconds between plain lines.
+    """
+
+    def __init__(self, console: Console, label: str, total: int, every_s: float = 5.0) -> None:
+        self._console = console
+        self._label = label
+        self._total = total
+        self._done = 0
+        self._stats = ""
+        self._every_s = every_s
+        self._last = time.monotonic()
+        self._bar: Progress | None = None
+        self._task: TaskID | None = None
+        if console.is_terminal and not console.is_dumb_terminal:
+            self._bar = Progress(
+                TextColumn(label),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TextColumn("{task.fields[stats]}"),
+                TimeElapsedColumn(),
+                TextColumn("ETA"),
+                TimeRemainingColumn(),
+                console=console,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task(label, total=total, stats="")
+        else:
+            console.print(f"{label}: {total} to do", highlight=False)
+
+    def advance(self, stats: str = "") -> None:
+        """One more item done; ``stats`` is the running summary shown beside the count."""
+        self._done += 1
+        self._stats = stats
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, advance=1, stats=stats)
+            return
+        now = time.monotonic()
+        if now - self._last >= self._every_s:
+            self._last = now
+            self._line()
+
+    def _line(self) -> None:
+        self._console.print(
+            f"{self._label} {self._done}/{self._total}: {self._stats}", highlight=False
+        )
+
+    def finish(self) -> None:
+        """Stop the bar, or print the last line."""
+        if self._bar is not None:
+            self._bar.stop()
+        else:
+            self._line()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
+import os
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -13,6 +14,22 @@ from rich.table import Table
 from statebox.cli._app import err_console, handled, tasks_app
 from statebox.cli._commands import _registry, out_console
 from statebox.errors import ConfigError
+
+JobsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--jobs", "-j", min=1, help="Worker processes for validation (default: one per CPU)."
+    ),
+]
+CacheOption = Annotated[
+    Path | None,
+    typer.Option(
+        help="Cache of per-task validation results (default: ~/.cache/statebox/validate)."
+    ),
+]
+NoCacheOption = Annotated[
+    bool, typer.Option("--no-cache", help="Validate every task again; read no cache.")
+]
 
 
 def _select(suite: str | None, path: Path | None, domain_refs: list[str] | None) -> Any:
@@ -28,6 +45,92 @@ def _select(suite: str | None, path: Path | None, domain_refs: list[str] | None)
         where = str(path) if path is not None else f"suite {suite or 'all'}"
         raise ConfigError(f"{where}: no tasks found (empty files, or no .yaml/.yml files)")
     return registry, tasks
+
+
+def run_validation(
+    registry: Any, tasks: list[Any], jobs: int | None, cache: Path | None, no_cache: bool
+) -> list[Any]:
+    """Validate tasks with progress on stderr and a closing timing line."""
+    from statebox.cli._progress import CountProgress
+    from statebox.judge import default_cache_dir, validate_suite
+
+    domains = {n: registry.domain(n) for n in sorted({t.domain for t in tasks})}
+    workers = jobs or os.cpu_count() or 1
+    folder = None if no_cache else (cache or default_cache_dir())
+    progress = CountProgress(err_console, "validating tasks", len(tasks))
+    counts = {"invalid": 0, "cached": 0}
+
+    def step(v: Any, cached: bool) -> None:
+        counts["invalid"] += not v.ok
+        counts["cached"] += cached
+        progress.advance(f"invalid {counts['invalid']}, from cache {counts['cached']}")
+
+    t0 = time.perf_counter()
+    try:
+        results, cached = validate_suite(domains, tasks, jobs=workers, cache=folder, progress=step)
+    finally:
+        progress.finish()
+    err_console.print(
+        f"validated {len(results)} tasks in {time.perf_counter() - t0:.1f} s "
+        f"({cached} from the cache{'' if folder is None else f' in {folder}'}; "
+        f"{min(workers, len(results) or 1)} worker process(es))",
+        highlight=False,
+    )
+    return list(results)
+
+
+def _call_level(registry: Any, tasks: list[Any], max_alter: int) -> list[Any]:
+    """The call-level mutants of every task (``--call-level``), in this process."""
+    import asyncio
+
+    from statebox.judge import Judge
+    from statebox.judge._call_mutants import domain_call_mutants
+    from statebox.tasks import WorldCache
+
+    worlds = WorldCache()
+    judges: dict[str, Any] = {}
+    out: list[Any] = []
+
+    async def go() -> None:
+        for t in tasks:
+            d = registry.domain(t.domain)
+            judge = judges.setdefault(d.name, Judge(d, worlds))
+            out.extend(await domain_call_mutants(d, t, judge, max_alter_per_call=max_alter))
+
+    asyncio.run(go())
+    return out
+
+
+def _task_json(v: Any) -> dict[str, Any]:
+    return {
+        "task_id": v.task_id,
+        "split": v.split,
+        "ok": v.ok,
+        "problems": list(v.problems),
+        "check_strength": v.check_strength,
+        "caught": v.caught,
+        "survived": v.survived,
+        "equivalent": v.equivalent,
+        "excluded_only": v.excluded_only,
+        "text_mutants": v.text_mutants,
+        "probes": len(v.probes),
+        "rejected": v.rejected,
+        "false_rejection_rate": v.false_rejection_rate,
+        "baselines": v.baselines,
+        "mutants": [m.model_dump() for m in v.mutants],
+        "alternatives": [p.model_dump() for p in v.probes],
+    }
+
+
+def _why(v: Any) -> str:
+    parts = list(v.problems)
+    parts += [f"survived: {m.kind} {m.description}" for m in v.mutants if m.outcome == "survived"]
+    parts += [
+        f"rejected: {p.kind} {p.description} ({'; '.join(p.rejected_by)})"
+        for p in v.probes
+        if p.outcome == "rejected"
+    ]
+    return "; ".join(parts)
 
 
 @tasks_app.command("validate")
@@ -95,15 +198,18 @@ def validate(
             min=0, help="Most alter mutants per golden write (spread over its argument leaves)."
         ),
     ] = 3,
+    jobs: JobsOption = None,
+    cache: CacheOption = None,
+    no_cache: NoCacheOption = False,
 ) -> None:
-    """Validate tasks: schema, golden replay, oracle, do-nothing agent, mutants.
+    """Validate tasks: golden replay, oracle, noop and refuse agents, mutants, alternatives.
 
-    Exits 1 when any task is invalid or any real mutant survives. With --thinkingbox:
+    Exits 1 when any task is invalid: a problem, a surviving mutant (one touching only
+    an excluded column included) or a rejected plausible alternative. With --thinkingbox:
     call-level mutants through the dataset's servers, strength per domain and operator
     and survivors by field; exits 1 only when a task could not be judged.
     """
-    from statebox.judge import Judge, validate_task
-    from statebox.tasks import WorldCache
+    from statebox.report import CheckStrength, strength_lines
 
     if thinkingbox is not None:
         from statebox.cli._tb_validate import run_tb_validate
@@ -116,67 +222,50 @@ def validate(
         )  # fmt: skip
         run_tb_validate(options, concurrency=concurrency, max_alter=max_alter, json_out=json_out)
         return
-    results: list[Any] = []
     call_results: list[Any] = []
     if backend:
         from statebox.cli._backends import validate_backend_tasks
 
         if suite is not None:
             raise ConfigError("give --backend or --suite, not both")
-        results = validate_backend_tasks(backend, path, postgres_url)
+        if call_level or jobs is not None or cache is not None:
+            raise ConfigError(
+                "--call-level, --jobs and --cache are for statebox's own domains, not "
+                "--backend files"
+            )
+        results = [v for _, v in validate_backend_tasks(backend, path, postgres_url)]
     else:
         if postgres_url is not None:
             raise ConfigError("--postgres-url is for --backend files")
         registry, tasks = _select(suite, path, domain)
-        worlds = WorldCache()
-        judges: dict[str, Judge] = {}
-
-        async def go() -> None:
-            from statebox.judge._call_mutants import domain_call_mutants
-
-            for t in tasks:
-                d = registry.domain(t.domain)
-                judge = judges.setdefault(d.name, Judge(d, worlds))
-                results.append((t, await validate_task(d, t, judge)))
-                if call_level:
-                    call_results.extend(
-                        await domain_call_mutants(d, t, judge, max_alter_per_call=max_alter)
-                    )
-
-        asyncio.run(go())
-    bad = [v for _, v in results if not v.ok]
-    caught = sum(v.caught for _, v in results)
-    survived = sum(v.survived for _, v in results)
-    excluded = sum(v.excluded for _, v in results)
-    strength = caught / (caught + survived) if caught + survived else None
+        results = run_validation(registry, tasks, jobs, cache, no_cache)
+        if call_level:
+            call_results = _call_level(registry, tasks, max_alter)
+    total = CheckStrength.of(results)
+    bad = [v for v in results if not v.ok]
     if json_out:
         typer.echo(
             json.dumps(
                 {
                     "tasks": len(results),
                     "invalid": len(bad),
-                    "check_strength": strength,
-                    "caught": caught,
-                    "survived": survived,
-                    "excluded": excluded,
+                    "check_strength": total.strength,
+                    "caught": total.caught,
+                    "survived": total.survived,
+                    "equivalent": total.equivalent,
+                    "excluded_only": total.excluded_only,
+                    "excluded_only_survived": total.excluded_only_survived,
+                    "text_mutants": total.text_mutants,
+                    "probes": total.probes,
+                    "rejected": total.rejected,
+                    "false_rejection_rate": total.false_rejection_rate,
+                    "floors": [{**f.model_dump(), "pass_at_1": f.pass_at_1} for f in total.floors],
                     **(
                         {"call_level_mutants": [m.model_dump() for m in call_results]}
                         if call_level
                         else {}
                     ),
-                    "results": [
-                        {
-                            "task_id": v.task_id,
-                            "ok": v.ok,
-                            "problems": list(v.problems),
-                            "check_strength": v.check_strength,
-                            "caught": v.caught,
-                            "survived": v.survived,
-                            "excluded": v.excluded,
-                            "mutants": [m.model_dump() for m in v.mutants],
-                        }
-                        for _, v in results
-                    ],
+                    "results": [_task_json(v) for v in results],
                 },
                 indent=2,
             )
@@ -189,16 +278,17 @@ def validate(
             "check strength",
             "caught",
             "survived",
-            "excluded (field policy)",
+            "text mutants",
+            "false rejection",
+            "noop / refuse",
             "problems",
         ):
             table.add_column(col)
-        for _, v in results:
+        for v in results:
             s = "—" if v.check_strength is None else f"{v.check_strength:.0%}"
-            problems = "; ".join(v.problems) + "".join(
-                f"; survived: {m.kind} {m.description}"
-                for m in v.mutants
-                if m.outcome == "survived"
+            fr = "—" if v.false_rejection_rate is None else f"{v.rejected}/{len(v.probes)}"
+            floors = " / ".join(
+                "PASSES" if v.baselines.get(a) else "fails" for a in ("noop", "refuse")
             )
             table.add_row(
                 v.task_id,
@@ -206,18 +296,14 @@ def validate(
                 s,
                 str(v.caught),
                 str(v.survived),
-                str(v.excluded),
-                problems.lstrip("; "),
+                str(v.text_mutants),
+                fr,
+                floors if v.baselines else "not run",
+                _why(v),
             )
         out_console.print(table)
-        reasons = sorted({m.reason for _, v in results for m in v.mutants if m.reason})
-        suite_strength = "—" if strength is None else f"{strength:.1%}"
-        out_console.print(
-            f"check strength over the suite: {suite_strength} ({caught} caught, {survived} "
-            f"survived; {excluded} touched only excluded fields"
-            + (f": {'; '.join(reasons)}" if reasons else "")
-            + ")"
-        )
+        for line in strength_lines(total):
+            out_console.print(line, highlight=False)
     if call_level and not json_out:
         from statebox.cli._tb_validate import print_call_level
 

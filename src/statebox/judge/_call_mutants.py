@@ -13,7 +13,8 @@ own servers alike, and the two check suites are measured the same way:
 - ``repeat``: one state-changing call made twice in a row.
 
 Each mutant is then run for real and classified: *equivalent* (its full end state
-equals the golden one: no real mutant), *killed* (the checks fail it) or *survived*
+equals an accepted one, inserted rows matched by content, or differs from it only in
+the task's ``dont_care`` columns: no real mutant), *killed* (the checks fail it) or *survived*
 (the state differs but the checks pass — the fields that differ are kept, so a
 survivor table can say which fields the checks do not see). Check strength = killed ÷
 (killed + survived).
@@ -190,10 +191,11 @@ async def domain_call_mutants(
     """
     judge = judge or Judge(domain)
     try:
-        golden = judge.golden_states(task)[0]
+        judge.golden_states(task)
         initial = judge.worlds.initial_state(domain, task)
     except (GoldenReplayError, TaskSpecError):
         return []
+    dont_care = {(d.table, d.column) for d in task.checks.dont_care}
     writes = [
         domain.tools[c.tool].mutates if c.tool in domain.tools else False for c in task.golden
     ]
@@ -206,7 +208,12 @@ async def domain_call_mutants(
         try:
             final = world.state(initial)
             fields: tuple[str, ...] = ()
-            if final == golden:
+            # Equivalent as the state-level mutants are: an accepted end state once the
+            # inserted rows are matched by content, or one differing in dont_care only.
+            match = judge.match(task, final)
+            accepted = judge.golden_states(task)[match.index]
+            diff = {(e.table, c) for e in effects(accepted, match.final) for c in e.changed}
+            if diff <= dont_care:
                 outcome = "equivalent"
             else:
                 verdict = await judge.judge(
@@ -221,7 +228,7 @@ async def domain_call_mutants(
                     state_only=True,
                 )
                 outcome = "killed" if not verdict.passed else "survived"
-                fields = _differing(golden, final) if outcome == "survived" else ()
+                fields = _differing(accepted, match.final) if outcome == "survived" else ()
         finally:
             world.close()
         out.append(

@@ -9,7 +9,10 @@ row and column where golden G and final F differ:
   different values);
 - **extra**: the trial changed something the golden trajectory left as in I.
 
-The three lists are empty exactly when G and F are equal under the policy.
+The three lists are empty exactly when G and F are equal under the policy — and, for
+the columns of the ``guard`` policy (the domain's free text), when F leaves them as in
+I on every row G leaves them alone: their wording is free where the golden run writes,
+but rewriting a note nobody asked to touch is an extra effect.
 """
 
 from __future__ import annotations
@@ -63,7 +66,40 @@ class Comparison(Model):
         return len(self.missing) + len(self.wrong) + len(self.extra)
 
 
-def compare(initial: State, golden: State, final: State, policy: FieldPolicy | None) -> Comparison:
+def _untouched_changes(
+    initial: State, golden: State, final: State, guard: FieldPolicy
+) -> list[Discrepancy]:
+    out = []
+    for e in guard.excluded:
+        fi, ii = final.rows.get(e.table, {}), initial.rows.get(e.table, {})
+        if fi is ii:
+            continue
+        gi = golden.rows.get(e.table, {})
+        pk = final.primary_keys[e.table]
+        for key in sorted(fi.keys() & ii.keys() & gi.keys(), key=key_sort):
+            i, g, f = ii[key], gi[key], fi[key]
+            if g.get(e.column) == i.get(e.column) and f.get(e.column) != i.get(e.column):
+                out.append(
+                    Discrepancy(
+                        kind="extra",
+                        op="update",
+                        table=e.table,
+                        key=dict(zip(pk, key, strict=True)),
+                        column=e.column,
+                        expected=g.get(e.column),
+                        actual=f.get(e.column),
+                    )
+                )
+    return out
+
+
+def compare(
+    initial: State,
+    golden: State,
+    final: State,
+    policy: FieldPolicy | None,
+    guard: FieldPolicy | None = None,
+) -> Comparison:
     """Classify every difference between ``golden`` and ``final`` (see module docstring).
 
     Args:
@@ -71,6 +107,8 @@ def compare(initial: State, golden: State, final: State, policy: FieldPolicy | N
         golden: The state the golden trajectory leaves.
         final: The trial's terminal state.
         policy: Columns left out of comparison.
+        guard: Excluded columns that must stay as they were on rows the golden run
+            leaves alone (a domain's free text; not a task's ``dont_care``).
 
     Returns:
         A `Comparison`; each list sorted by (table, primary key, column).
@@ -128,4 +166,7 @@ def compare(initial: State, golden: State, final: State, policy: FieldPolicy | N
                         missing.append(Discrepancy(kind="missing", **d))
                     else:
                         wrong.append(Discrepancy(kind="wrong", **d))
+    if guard is not None and guard.excluded:
+        extra += _untouched_changes(initial, golden, final, guard)
+        extra.sort(key=lambda d: (d.table, key_sort(tuple(d.key.values())), d.column or ""))
     return Comparison(missing=tuple(missing), wrong=tuple(wrong), extra=tuple(extra))

@@ -1,64 +1,78 @@
-"""Task validation and mutation testing (docs/design.md §5).
+"""Task validation: is the task solvable, and can its checks fail (docs/design.md §5)?
 
 A task is valid when: its golden trajectory replays without error; the golden state
 differs from the initial state (or equals it, for a read-only task); the allowlist and
-golden tools exist in the domain; the oracle passes; the do-nothing agent fails
-(unless read-only); and every real mutant is caught.
+golden tools exist in the domain; the oracle passes a full episode; the ``noop`` and
+``refuse`` baseline agents fail one; every real mutant is caught (`_mutants`); and
+every plausible alternative is accepted (`_probes`).
 
-Mutants, each judged on state checks only (state + invariants):
+The episodes (oracle and baselines) run against the task's scripted user, with every
+rubric question answered *yes*: a baseline that passes then passes whatever a judge
+model would say, and a baseline that fails does so on the deterministic checks alone —
+so the floors hold with and without a judge model.
 
-- ``drop_write``: the golden trajectory without one mutating call (later calls that
-  then fail are skipped);
-- ``wrong_value``: the golden end state with one field the golden trajectory wrote
-  changed to another value of its column;
-- ``extra_write``: the golden end state with one untouched row of a table changed.
-
-A mutant whose end state equals the golden state under the field policy is
-*equivalent* and left out. A surviving mutant that only touches an excluded column is
-counted as *excluded* with the policy's reason, never as caught. Check strength =
-caught ÷ (caught + survived).
-
-Everything here runs on a `StateJudge`, whatever holds its worlds: `task_problems` and
-`validate_task` take a domain (and lint its identifiers), `judged_task_problems` and
-`validate_judged_task` any judge (an external backend's, `statebox.backends`).
+Everything here runs on a `StateJudge`, whatever holds its worlds: `check_task`,
+`task_problems` and `validate_task` take a domain (and lint its identifiers);
+`check_judged_task`, `judged_task_problems` and `validate_judged_task` any judge (an
+external backend's, `statebox.backends`), whose episodes run on its own backend.
 """
 
 from __future__ import annotations
 
-from typing import Literal
-
 from statebox._model import Model
+from statebox.agents import AgentFactory, NoopFactory, OracleFactory, RefuseFactory, TrialContext
 from statebox.domains import Domain
-from statebox.episode import EpisodeOutcome, TerminationReason
+from statebox.episode import Episode
 from statebox.errors import GoldenReplayError, StateboxError, TaskSpecError
 from statebox.judge._judge import Judge, StateJudge
 from statebox.judge._lint import lint_identifiers
+from statebox.judge._mutants import OPERATORS, MutantResult, MutationContext
+from statebox.judge._probes import PROBES, ProbeContext, ProbeResult
+from statebox.judge._rubric import RubricAnswer
+from statebox.judge._verdict import Verdict
 from statebox.tasks import Task
-from statebox.world import RowEffect, Scalar, WorldView, effects
+from statebox.users import ScriptedUser
 
 __all__ = [
+    "BASELINES",
     "MutantResult",
+    "ProbeResult",
+    "TaskCheck",
     "TaskValidation",
+    "YesJudge",
+    "check_judged_task",
+    "check_task",
     "judged_task_problems",
+    "play",
     "static_problems",
     "task_problems",
     "validate_judged_task",
     "validate_task",
 ]
 
+BASELINES: tuple[AgentFactory, ...] = (NoopFactory(), RefuseFactory())
+"""The baseline agents every task must fail."""
 
-class MutantResult(Model):
-    """One mutant and whether the checks caught it."""
 
-    kind: Literal["drop_write", "wrong_value", "extra_write"]
-    """Mutation operator."""
-    description: str
-    """What was changed."""
-    outcome: Literal["caught", "survived", "equivalent", "excluded"]
-    """caught: the checks failed it; survived: they passed it; equivalent: same end state
-    as golden; excluded: survived, but only touches a column the field policy excludes."""
-    reason: str = ""
-    """The field policy's reason, for excluded mutants."""
+class YesJudge:
+    """A rubric judge that answers every question *yes* (the floors' worst case)."""
+
+    async def ask(self, question: str, response: str, conversation: str) -> RubricAnswer:
+        """Yes, whatever was asked."""
+        return RubricAnswer("yes", "validation: every rubric question is taken as yes")
+
+
+_YES = YesJudge()
+
+
+class TaskCheck(Model):
+    """Validation short of mutants and probes: problems and the baselines' verdicts."""
+
+    problems: tuple[str, ...]
+    """Every reason the task is invalid (empty when valid)."""
+    baselines: dict[str, bool] = {}
+    """Baseline agent name → whether it passed (empty when the task could not run, or
+    the baselines were not played)."""
 
 
 class TaskValidation(Model):
@@ -66,15 +80,22 @@ class TaskValidation(Model):
 
     task_id: str
     """Task id."""
+    split: str = "test"
+    """The task's split (the floors are counted over test tasks)."""
     problems: tuple[str, ...]
-    """Every reason the task is invalid (empty when valid)."""
+    """Every reason the task is invalid (empty when valid), survivors and rejected
+    probes aside."""
     mutants: tuple[MutantResult, ...] = ()
     """Every mutant tried."""
+    probes: tuple[ProbeResult, ...] = ()
+    """Every plausible alternative tried."""
+    baselines: dict[str, bool] = {}
+    """Baseline agent name → whether it passed the task (it must not)."""
 
     @property
     def ok(self) -> bool:
-        """Valid: no problems and no surviving mutant."""
-        return not self.problems and self.survived == 0
+        """Valid: no problem, no surviving mutant, no rejected alternative."""
+        return not self.problems and self.survived == 0 and self.rejected == 0
 
     def _count(self, outcome: str) -> int:
         return sum(m.outcome == outcome for m in self.mutants)
@@ -86,13 +107,23 @@ class TaskValidation(Model):
 
     @property
     def survived(self) -> int:
-        """Real mutants the checks passed."""
+        """Real mutants the checks passed (excluded-only ones included)."""
         return self._count("survived")
 
     @property
-    def excluded(self) -> int:
-        """Surviving mutants that only touch excluded columns."""
-        return self._count("excluded")
+    def equivalent(self) -> int:
+        """Mutants whose end state is an accepted one (left out of the strength)."""
+        return self._count("equivalent")
+
+    @property
+    def excluded_only(self) -> int:
+        """Real mutants touching only excluded columns (each caught or survived)."""
+        return sum(m.excluded_only and m.outcome != "equivalent" for m in self.mutants)
+
+    @property
+    def text_mutants(self) -> int:
+        """``text_fact`` mutants tried."""
+        return sum(m.kind == "text_fact" for m in self.mutants)
 
     @property
     def check_strength(self) -> float | None:
@@ -100,84 +131,15 @@ class TaskValidation(Model):
         real = self.caught + self.survived
         return self.caught / real if real else None
 
+    @property
+    def rejected(self) -> int:
+        """Plausible alternatives the checks rejected."""
+        return sum(p.outcome == "rejected" for p in self.probes)
 
-def _outcome(task: Task, world: WorldView, judge: StateJudge) -> EpisodeOutcome:
-    return EpisodeOutcome(
-        initial=judge.initial_state(task),
-        world=world,
-        transcript=(),
-        final_response="",
-        termination=TerminationReason.AGENT_END,
-    )
-
-
-def _other_value(world: WorldView, table: str, column: str, current: Scalar) -> list[Scalar]:
-    """Candidate replacement values: other values of the column, then type-based ones."""
-    seen = world.column_values(table, column, 8)
-    out: list[Scalar] = [v for v in seen if v != current]
-    if isinstance(current, bool | int):
-        out.append(current + 1)
-    elif isinstance(current, float):
-        out.append(round(current + 1.5, 2))
-    elif isinstance(current, str):
-        out.append(current + "-mutant")
-    else:
-        out.append("mutant")
-    return out
-
-
-def _set_field(
-    world: WorldView, table: str, key: dict[str, Scalar], column: str, current: Scalar
-) -> Scalar | None:
-    """Change one field to the first candidate the schema accepts; returns it, or None."""
-    for value in _other_value(world, table, column, current):
-        if world.set_value(table, key, column, value):
-            return value
-    return None
-
-
-async def _judge_mutant(
-    task: Task,
-    judge: StateJudge,
-    world: WorldView,
-    kind: str,
-    description: str,
-    columns: list[tuple[str, str]],
-) -> MutantResult:
-    """Judge one mutant world; ``columns`` are the (table, column) pairs it changed."""
-    policy = judge.field_policy
-    golden = judge.golden_states(task)[0]
-    final = world.state(judge.initial_state(task))
-    if final == golden:
-        return MutantResult(kind=kind, description=description, outcome="equivalent")
-    if not columns and final.project(policy) == golden.project(policy):
-        # A dropped write that differs only in excluded columns: say which.
-        columns = sorted({(e.table, c) for e in effects(golden, final) for c in e.changed})
-    verdict = await judge.judge(task, _outcome(task, world, judge), state_only=True)
-    if not verdict.passed:
-        return MutantResult(kind=kind, description=description, outcome="caught")
-    reasons = [policy.reason(t, c) for t, c in columns]
-    if columns and all(reasons):
-        return MutantResult(
-            kind=kind,
-            description=description,
-            outcome="excluded",
-            reason="; ".join(sorted({r for r in reasons if r})),
-        )
-    return MutantResult(kind=kind, description=description, outcome="survived")
-
-
-def _written_fields(
-    expected: list[RowEffect], pk: dict[str, tuple[str, ...]]
-) -> list[tuple[str, dict[str, Scalar], str, Scalar]]:
-    out = []
-    for e in expected:
-        if e.kind == "delete" or e.after is None:
-            continue
-        for col, value in sorted(e.after.items()):
-            if col not in pk[e.table]:
-                out.append((e.table, e.key, col, value))
-    return out
+    @property
+    def false_rejection_rate(self) -> float | None:
+        """Rejected ÷ probes run; None with no probe."""
+        return self.rejected / len(self.probes) if self.probes else None
 
 
 def static_problems(domain: Domain | StateJudge, task: Task) -> list[str]:
@@ -201,41 +163,43 @@ def static_problems(domain: Domain | StateJudge, task: Task) -> list[str]:
     return problems
 
 
-async def task_problems(
-    domain: Domain, task: Task, judge: Judge | None = None, *, lint: bool = True
-) -> list[str]:
-    """Every reason a task is invalid, short of mutation testing.
+async def play(judge: StateJudge, task: Task, factory: AgentFactory) -> Verdict:
+    """One full episode of ``factory``'s agent against the task's scripted user.
 
-    Static problems, a failing golden replay, the identifier lint (with ``lint``), a
-    golden state that contradicts ``read_only``, an oracle that fails its own checks, a
-    do-nothing agent that passes. The runner calls this before a campaign starts.
-
-    Returns:
-        One message per problem (empty when none).
+    The episode runs where the judge's trials run (its domain, or its backend: a real
+    server on a fresh database) and is judged with every rubric question answered yes.
     """
-    judge = judge or Judge(domain)
-    extra: list[str] = []
-    if lint and not static_problems(domain, task):
-        try:
-            judge.golden_states(task)
-            extra = [str(p) for p in lint_identifiers(domain, task, judge)]
-        except (GoldenReplayError, TaskSpecError):
-            pass  # judged_task_problems reports it
-    return extra + await judged_task_problems(judge, task)
+    mutating = frozenset(n for n in judge.tool_names() if judge.mutates(n))
+    agent = factory(TrialContext(task, 0, 0, mutating))
+    episode = Episode(
+        judge.episode_backend(), task, ScriptedUser(task), worlds=judge.episode_worlds()
+    )
+    try:
+        obs = await episode.reset()
+        while not obs.done:
+            obs = await episode.step(await agent.act(obs))
+        return await judge.judge(task, episode.outcome(), rubric=_YES)
+    finally:
+        episode.close()
 
 
-async def judged_task_problems(judge: StateJudge, task: Task, *, oracle: bool = True) -> list[str]:
-    """`task_problems` on any judge's worlds, without the identifier lint.
+async def check_judged_task(
+    judge: StateJudge, task: Task, *, oracle: bool = True, baselines: bool = True
+) -> TaskCheck:
+    """Every reason a task is invalid short of mutants, probes and the lint, on any judge.
+
+    Static problems, a failing golden replay, a golden state that contradicts
+    ``read_only``, an oracle that fails a full episode, a baseline agent (``noop``,
+    ``refuse``) that passes one.
 
     Args:
-        judge: The judge (its worlds, its golden states).
+        judge: The judge (its worlds, its golden states, its episodes).
         task: The task.
-        oracle: Replay the golden trajectory once more and judge it (the oracle check,
-            which catches a backend whose replays differ); False skips it where a
-            replay costs a server start and the campaign's own trials will show it.
-
-    Returns:
-        One message per problem (empty when none).
+        oracle: Play the oracle's episode (which also catches a backend whose replays
+            differ); False skips it where an episode costs a server start and the
+            campaign's own trials will show it.
+        baselines: Play the baselines' episodes (False likewise: their verdicts are then
+            absent from the result).
     """
     failed: StateboxError | None = None
     if task.domain == judge.name:
@@ -245,43 +209,82 @@ async def judged_task_problems(judge: StateJudge, task: Task, *, oracle: bool = 
             failed = exc
     problems = static_problems(judge, task)
     if problems:
-        return problems
+        return TaskCheck(problems=tuple(problems))
     try:
         if failed is not None:
             raise failed
         golden = judge.golden_states(task)[0]
         initial = judge.initial_state(task)
     except (GoldenReplayError, TaskSpecError) as exc:
-        return [str(exc)]
-    policy = judge.field_policy
+        return TaskCheck(problems=(str(exc),))
+    policy = judge.policy(task)
     changed = golden.project(policy) != initial.project(policy)
     if task.read_only and changed:
         problems.append("declared read_only but the golden trajectory changes the state")
     if not task.read_only and not changed:
         problems.append("golden state equals the initial state: declare read_only or fix golden")
-
     if oracle:
-        world = await judge.replay_world(task, task.golden)
+        verdict = await play(judge, task, OracleFactory())
+        if not verdict.passed:
+            failed_checks = [f"{c.name}: {c.detail}" for c in verdict.checks if not c.passed]
+            problems.append(f"the oracle fails its own checks: {failed_checks}")
+    passed: dict[str, bool] = {}
+    for factory in BASELINES if baselines else ():
+        verdict = await play(judge, task, factory)
+        passed[factory.name] = verdict.passed
+        if verdict.passed:
+            problems.append(
+                f"the {factory.name} agent passes (with every rubric question taken as yes): "
+                "add a check it fails — a reply check on what the reply must say, for a "
+                "task that changes nothing"
+            )
+    return TaskCheck(problems=tuple(problems), baselines=passed)
+
+
+async def check_task(
+    domain: Domain, task: Task, judge: Judge | None = None, *, lint: bool = True
+) -> TaskCheck:
+    """`check_judged_task` on a domain, with the identifier lint (``lint``).
+
+    The runner calls this before a campaign starts.
+    """
+    judge = judge or Judge(domain)
+    extra: list[str] = []
+    if lint and not static_problems(domain, task):
         try:
-            verdict = await judge.judge(task, _outcome(task, world, judge), state_only=True)
-            if not verdict.passed:
-                checks = [f"{c.name}: {c.detail}" for c in verdict.checks if not c.passed]
-                problems.append(f"the oracle fails its own checks: {checks}")
-        finally:
-            world.close()
-    if not task.read_only:
-        nothing = await judge.fresh_world(task)
-        try:
-            verdict = await judge.judge(task, _outcome(task, nothing, judge), state_only=True)
-            if verdict.passed:
-                problems.append("the do-nothing agent passes")
-        finally:
-            nothing.close()
-    return problems
+            judge.golden_states(task)
+            extra = [str(p) for p in lint_identifiers(domain, task, judge)]
+        except (GoldenReplayError, TaskSpecError):
+            pass  # check_judged_task reports it
+    checked = await check_judged_task(judge, task)
+    return TaskCheck(problems=(*extra, *checked.problems), baselines=checked.baselines)
+
+
+async def task_problems(
+    domain: Domain, task: Task, judge: Judge | None = None, *, lint: bool = True
+) -> list[str]:
+    """The problems of `check_task`.
+
+    Returns:
+        One message per problem (empty when none).
+    """
+    return list((await check_task(domain, task, judge, lint=lint)).problems)
+
+
+async def judged_task_problems(
+    judge: StateJudge, task: Task, *, oracle: bool = True, baselines: bool = True
+) -> list[str]:
+    """The problems of `check_judged_task` (same arguments).
+
+    Returns:
+        One message per problem (empty when none).
+    """
+    checked = await check_judged_task(judge, task, oracle=oracle, baselines=baselines)
+    return list(checked.problems)
 
 
 async def validate_task(domain: Domain, task: Task, judge: Judge | None = None) -> TaskValidation:
-    """Validate one task (`task_problems`) and run its mutants.
+    """Validate one task (`check_task`), run its mutants and its probes.
 
     Args:
         domain: The task's domain.
@@ -289,110 +292,37 @@ async def validate_task(domain: Domain, task: Task, judge: Judge | None = None) 
         judge: A judge to reuse (its golden cache); a fresh one otherwise.
 
     Returns:
-        A `TaskValidation` listing every problem and mutant.
+        A `TaskValidation` listing every problem, mutant, probe and baseline verdict.
     """
     judge = judge or Judge(domain)
-    problems = await task_problems(domain, task, judge)
-    return await _mutants(judge, task, problems)
+    return await _mutants_and_probes(judge, task, await check_task(domain, task, judge))
 
 
 async def validate_judged_task(judge: StateJudge, task: Task) -> TaskValidation:
     """`validate_task` on any judge's worlds (an external backend's), without the lint.
 
     Returns:
-        A `TaskValidation` listing every problem and mutant.
+        A `TaskValidation` listing every problem, mutant, probe and baseline verdict.
     """
-    return await _mutants(judge, task, await judged_task_problems(judge, task))
+    return await _mutants_and_probes(judge, task, await check_judged_task(judge, task))
 
 
-async def _mutants(judge: StateJudge, task: Task, problems: list[str]) -> TaskValidation:
-    try:
-        if task.domain == judge.name:
-            await judge.prepare(task)
-    except (GoldenReplayError, TaskSpecError):
-        return TaskValidation(task_id=task.id, problems=tuple(problems))
+async def _mutants_and_probes(judge: StateJudge, task: Task, checked: TaskCheck) -> TaskValidation:
+    base = {"task_id": task.id, "split": task.split, "problems": checked.problems}
     if static_problems(judge, task):
-        return TaskValidation(task_id=task.id, problems=tuple(problems))
+        return TaskValidation(**base)
     try:
-        golden = judge.golden_states(task)[0]
-        initial = judge.initial_state(task)
+        judge.golden_states(task)
     except (GoldenReplayError, TaskSpecError):
-        return TaskValidation(task_id=task.id, problems=tuple(problems))
-    policy = judge.field_policy
-    mutants: list[MutantResult] = []
-    writes = [i for i, c in enumerate(task.golden) if judge.mutates(c.tool)]
-    for i in writes:
-        calls = [c for j, c in enumerate(task.golden) if j != i]
-        world = await judge.replay_world(task, calls, strict=False)
-        try:
-            mutants.append(
-                await _judge_mutant(
-                    task,
-                    judge,
-                    world,
-                    "drop_write",
-                    f"drop golden call {i} ({task.golden[i].tool})",
-                    [],
-                )
-            )
-        finally:
-            world.close()
-
-    expected = effects(initial, golden)  # unprojected: mutate excluded columns too, and say so
-    touched = {(e.table, tuple(sorted(e.key.items()))) for e in expected}
-    for table, key, col, value in _written_fields(expected, golden.primary_keys):
-        world = await judge.replay_world(task, task.golden)
-        try:
-            new = _set_field(world, table, key, col, value)
-            if new is None:
-                continue
-            mutants.append(
-                await _judge_mutant(
-                    task,
-                    judge,
-                    world,
-                    "wrong_value",
-                    f"{table}{key}.{col}: {value!r} → {new!r}",
-                    [(table, col)],
-                )
-            )
-        finally:
-            world.close()
-
-    for table in sorted(golden.rows):
-        rows = golden.rows[table]
-        pk = golden.primary_keys[table]
-        untouched = next(
-            (
-                k
-                for k in sorted(rows, key=str)
-                if (table, tuple(sorted(zip(pk, k, strict=True)))) not in touched
-            ),
-            None,
-        )
-        if untouched is None:
-            continue
-        row = rows[untouched]
-        key = dict(zip(pk, untouched, strict=True))
-        world = await judge.replay_world(task, task.golden)
-        try:
-            for col in sorted(row):
-                if col in pk or policy.is_excluded(table, col):
-                    continue
-                new = _set_field(world, table, key, col, row[col])
-                if new is None:
-                    continue
-                mutants.append(
-                    await _judge_mutant(
-                        task,
-                        judge,
-                        world,
-                        "extra_write",
-                        f"{table}{key}.{col}: {row[col]!r} → {new!r}",
-                        [(table, col)],
-                    )
-                )
-                break
-        finally:
-            world.close()
-    return TaskValidation(task_id=task.id, problems=tuple(problems), mutants=tuple(mutants))
+        return TaskValidation(**base)
+    golden_world = await judge.replay_world(task, task.golden)
+    try:
+        ctx = MutationContext(task, judge, golden_world)
+        mutants = [m for op in OPERATORS async for m in op(ctx)]
+    finally:
+        golden_world.close()
+    pctx = ProbeContext(task, judge)
+    probes = [p for probe in PROBES async for p in probe(pctx)]
+    return TaskValidation(
+        **base, mutants=tuple(mutants), probes=tuple(probes), baselines=checked.baselines
+    )

@@ -1,7 +1,8 @@
 """The verdict: every check's result, the effect comparison, a failure signature, flags.
 
 `Verdict.passed` is computed in one place — the conjunction of all check results
-(docs/design.md §4, invariant 7) — never stored separately from them.
+(docs/design.md §4, invariant 7) — never stored separately from them. A check that was
+not judged (a rubric question with no judge model) is not a pass: the verdict fails closed.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from statebox._model import Model
 from statebox.judge._compare import Comparison
 from statebox.world import RowEffect
 
-__all__ = ["CheckResult", "FailureSignature", "Verdict", "WeakEvaluatorFlags"]
+__all__ = ["CheckResult", "FailureSignature", "StateHashes", "Verdict", "WeakEvaluatorFlags"]
 
 
 class FailureSignature(StrEnum):
@@ -32,17 +33,19 @@ class FailureSignature(StrEnum):
     WRONG_STATE_UPDATE = "wrong_state_update"
     """The terminal state or an invariant is wrong."""
     INCOMPLETE_RESOLUTION = "incomplete_resolution"
-    """The state is right but response checks failed or the conversation ran out."""
+    """The state is right but reply or rubric checks failed or the conversation ran out."""
+    UNJUDGED = "unjudged"
+    """Every judged check passed, but a rubric question had no judge model to answer it."""
 
 
 class CheckResult(Model):
     """The result of one declared check."""
 
     name: str
-    """Stable name: ``state``, ``invariant[0]``, ``response.contains[1]``, ``rubric[0]``,
-    ``termination``."""
-    kind: Literal["state", "invariant", "response", "rubric", "termination"]
-    """Check kind."""
+    """Stable name: ``state``, ``invariant[0]``, ``text[0]``, ``reply.must_contain[1]``,
+    ``rubric[0]``, ``termination``."""
+    kind: Literal["state", "invariant", "text", "reply", "response", "rubric", "termination"]
+    """Check kind (``response``: a check of an external environment on the reply)."""
     passed: bool
     """Whether it passed."""
     detail: str = ""
@@ -50,19 +53,36 @@ class CheckResult(Model):
     error: bool = False
     """True when the check could not be evaluated (counts as failed; signature system_error)."""
     skipped: bool = False
-    """True when the campaign chose not to evaluate it (a rubric with no judge model);
-    it then does not gate the verdict, and reports count it by name."""
+    """True when the check was *unjudged*: a rubric question with no judge model. It is
+    not a pass (the verdict fails closed); reports give the figure over trials without
+    unjudged checks beside the canonical one, named."""
 
 
 class WeakEvaluatorFlags(Model):
     """What a grader that only reads the tool calls and the last message would have seen."""
 
     clean_termination: bool
-    """The agent ended with a non-empty final message that is not a question."""
+    """The agent's last message is non-empty, carries the end marker (it closed the
+    conversation: the agent's end action, or the message the user ended on) and is not
+    a question — however the episode ended."""
     called_mutating_tool: bool
     """At least one mutating tool call succeeded."""
     last_tool_ok: bool
     """The last tool result carried no error (True when no tool was called)."""
+
+
+class StateHashes(Model):
+    """Canonical hashes (`statebox.world.state_hash`) of the states a verdict read.
+
+    With them a verdict can be re-checked later against saved states.
+    """
+
+    initial: str | None = None
+    """The task's initial state."""
+    final: str | None = None
+    """The trial's terminal state."""
+    golden: str | None = None
+    """The golden state (the golden trajectory's end state)."""
 
 
 class Verdict(Model):
@@ -80,6 +100,8 @@ class Verdict(Model):
     """Failure signature; None when passed."""
     flags: WeakEvaluatorFlags
     """Weak-evaluator flags."""
+    hashes: StateHashes = StateHashes()
+    """Hashes of the initial, terminal and golden states (unprojected)."""
 
     @model_validator(mode="before")
     @classmethod
@@ -92,8 +114,8 @@ class Verdict(Model):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def passed(self) -> bool:
-        """True iff every evaluated check passed (a conjunction, no partial credit)."""
-        return all(c.passed for c in self.checks if not c.skipped)
+        """True iff every check passed (a conjunction; an unjudged check is no pass)."""
+        return all(c.passed and not c.skipped for c in self.checks)
 
     @computed_field  # type: ignore[prop-decorator]
     @property

@@ -13,6 +13,7 @@ from statebox.metrics._bootstrap import (
     Interval,
     bootstrap_intervals,
     resample_counts,
+    resampling_unit,
 )
 from statebox.metrics._paired import (
     FlippedTask,
@@ -37,6 +38,7 @@ from statebox.metrics._reliability import (
     pass_hat_k_plugin_task,
     pass_hat_k_unbiased_task,
     reliability,
+    task_branch,
 )
 
 __all__ = [
@@ -65,5 +67,7 @@ __all__ = [
     "pass_hat_k_unbiased_task",
     "reliability",
     "resample_counts",
+    "resampling_unit",
+    "task_branch",
     "wilcoxon_signed_rank",
 ]

@@ -1,21 +1,30 @@
-"""Seeded bootstrap confidence intervals over tasks for the reliability figures.
+"""Seeded bootstrap confidence intervals for the reliability figures, over task clusters.
 
-Tasks are the unit of resampling: each resample draws as many tasks as the group has,
-with replacement, keeps every drawn task's own (n_i, c_i), and recomputes each figure.
-The interval is the percentile interval (Efron) of the resampled figures.
+The unit of resampling is the *cluster*: tasks that re-instance one workflow branch
+(`statebox.metrics.task_branch`: same family and variant, other ids and amounts) are
+not independent, and resampling them one by one would make intervals too narrow. Each
+resample draws as many clusters as the group has, with replacement, keeps every drawn
+task's own (n_i, c_i), and recomputes each figure as a mean over the drawn tasks. When
+every cluster is one task this is the plain bootstrap over tasks. The interval is the
+percentile interval (Efron) of the resampled figures; `resampling_unit` names the unit
+for every caption.
 
 Trade-offs:
 
-* Resampling tasks, not trials, matches how the figures are defined (means over tasks)
-  and keeps each task's trials together, so the interval reflects the spread between
-  tasks. It says nothing about how the per-task figures would move with more trials.
+* Resampling clusters of tasks, not trials, matches how the figures are defined (means
+  over tasks) and keeps each task's trials — and each branch's siblings — together, so
+  the interval reflects the spread between branches. It says nothing about how the
+  per-task figures would move with more trials.
+* Clusters of different sizes make the number of drawn tasks vary between resamples;
+  each figure is then a ratio (sum over drawn tasks ÷ drawn tasks), the usual cluster
+  bootstrap of a mean.
 * Percentile intervals are simple and never leave [0, 1], but undercover with few
   tasks; the number of tasks is printed next to every interval for that reason.
-* Tasks with the same (n_i, c_i) are interchangeable, so a resample is drawn as counts
-  per class (one multinomial draw, the same distribution as drawing tasks) and every
-  figure is one matrix product with the per-class values: all figures of a group
-  share the same resamples, and the cost grows with the number of distinct pass
-  counts, not with the number of tasks.
+* Clusters with the same multiset of (n_i, c_i) are interchangeable, so a resample is
+  drawn as counts per class (one multinomial draw, the same distribution as drawing
+  clusters) and every figure is one matrix product with the per-class sums: all figures
+  of a group share the same resamples, and the cost grows with the number of distinct
+  cluster shapes, not with the number of tasks.
 * Tasks are sorted by id before resampling, so the interval does not depend on the
   order outcomes are given in; the seed and the set of task ids fix the stream.
 
@@ -47,6 +56,7 @@ __all__ = [
     "Interval",
     "bootstrap_intervals",
     "resample_counts",
+    "resampling_unit",
 ]
 
 BOOTSTRAP_METRICS = (
@@ -85,10 +95,10 @@ class BootstrapSpec(NamedTuple):
     level: float = 0.95
     seed: int = 0
 
-    def describe(self) -> str:
-        """One line naming the method, for reports."""
+    def describe(self, unit: str = "tasks") -> str:
+        """One line naming the method and its resampling unit, for reports."""
         return (
-            f"{self.level:.0%} percentile bootstrap over tasks, "
+            f"{self.level:.0%} percentile bootstrap over {unit}, "
             f"{self.resamples} resamples, seed {self.seed}"
         )
 
@@ -138,24 +148,50 @@ def resample_counts(
     return counts.astype(np.float64)
 
 
-def _per_class(classes: Sequence[tuple[int, int]], k: int) -> npt.NDArray[np.float64]:
-    """Columns: pass@1, pass@k, pass^k unbiased, pass^k plug-in, k/k, eligible (n >= k)."""
+def resampling_unit(outcomes: Sequence[TaskOutcome]) -> str:
+    """The resampling unit of a group of outcomes, in words, for interval captions."""
+    clusters = {o.unit for o in outcomes}
+    if len(clusters) == len(outcomes):
+        return f"tasks ({len(outcomes)}, each its own cluster)"
+    return (
+        f"task branches ({len(clusters)} branches of {len(outcomes)} tasks; "
+        "re-instances of one branch resampled together)"
+    )
+
+
+def _per_task(n: int, c: int, k: int) -> tuple[float, ...]:
+    """pass@1, pass@k, pass^k unbiased, pass^k plug-in, k/k, eligible (n >= k)."""
+    ok = n >= k
+    return (
+        c / n,
+        pass_at_k_task(n, c, k) if ok else 0.0,
+        pass_hat_k_unbiased_task(n, c, k) if ok else 0.0,
+        pass_hat_k_plugin_task(n, c, k) if ok else 0.0,
+        1.0 if c == n else 0.0,
+        1.0 if ok else 0.0,
+    )
+
+
+def _cluster_classes(
+    outcomes: Sequence[TaskOutcome], k: int
+) -> tuple[list[int], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+    """Clusters by shape: clusters per class, per-class sums of the six columns, tasks."""
     import numpy as np
 
-    rows = []
-    for n, c in classes:
-        ok = n >= k
-        rows.append(
-            (
-                c / n,
-                pass_at_k_task(n, c, k) if ok else 0.0,
-                pass_hat_k_unbiased_task(n, c, k) if ok else 0.0,
-                pass_hat_k_plugin_task(n, c, k) if ok else 0.0,
-                1.0 if c == n else 0.0,
-                1.0 if ok else 0.0,
-            )
-        )
-    return np.asarray(rows, dtype=np.float64)
+    clusters: dict[str, list[tuple[int, int]]] = {}
+    for o in outcomes:
+        clusters.setdefault(o.unit, []).append((o.n, o.c))
+    shapes = Counter(tuple(sorted(v)) for v in clusters.values())
+    classes = sorted(shapes)
+    sums = np.asarray(
+        [
+            [sum(col) for col in zip(*(_per_task(n, c, k) for n, c in cl), strict=True)]
+            for cl in classes
+        ],
+        dtype=np.float64,
+    )
+    sizes = np.asarray([len(cl) for cl in classes], dtype=np.float64)
+    return [shapes[cl] for cl in classes], sums, sizes
 
 
 def _interval(values: npt.NDArray[np.float64], level: float) -> Interval | None:
@@ -174,7 +210,7 @@ def bootstrap_intervals(
     k: int,
     spec: BootstrapSpec = DEFAULT_BOOTSTRAP,
 ) -> dict[str, Interval | None]:
-    """Percentile bootstrap intervals over tasks for every reliability figure.
+    """Percentile bootstrap intervals over task clusters for every reliability figure.
 
     pass@k and both pass^k are averaged, in each resample, over the drawn tasks with
     n_i >= k, as in :func:`statebox.metrics.reliability`; retention is the ratio of
@@ -182,7 +218,8 @@ def bootstrap_intervals(
     resample (retention when every resample has pass@1 = 0) gets None.
 
     Args:
-        outcomes: One outcome per task (any order; unique task ids).
+        outcomes: One outcome per task (any order; unique task ids); tasks sharing a
+            ``cluster`` are resampled together.
         k: The k of pass@k and pass^k (at least 1).
         spec: Resamples, level and seed. The stream is keyed by the seed and the set
             of task ids, so the same tasks always get the same resamples.
@@ -200,13 +237,11 @@ def bootstrap_intervals(
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
     ordered = sorted(outcomes, key=lambda o: o.task_id)
-    sizes = Counter((o.n, o.c) for o in ordered)
-    classes = sorted(sizes)
-    x = _per_class(classes, k)
+    counts, x, sizes = _cluster_classes(ordered, k)
     key = "\n".join(o.task_id for o in ordered)
-    w = resample_counts([sizes[cl] for cl in classes], spec, key)
+    w = resample_counts(counts, spec, key)
     sums = w @ x
-    tasks = float(len(ordered))
+    tasks = w @ sizes
     eligible = sums[:, 5]
     with np.errstate(divide="ignore", invalid="ignore"):
         k_means = sums[:, 1:4] / eligible[:, None]

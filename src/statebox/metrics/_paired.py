@@ -15,9 +15,13 @@ Tests (two-sided):
   task that changed is equally likely to have gained or lost dependability, so the
   number gained is Binomial(gained + lost, 1/2). Exact, no continuity correction.
 
-The paired bootstrap resamples shared tasks (with replacement) and recomputes the mean
-difference, keeping each task's A and B together; the interval is the percentile
-interval. Tasks present in only one campaign are listed, never silently dropped.
+Tasks that re-instance one branch (`task_branch`) are not independent: when a group
+holds such clusters, the paired bootstrap resamples clusters (each keeping its tasks'
+A and B together) and both tests run on per-cluster mean differences — the Wilcoxon
+signed-rank test for pass@1 and for observed k/k alike (on ±1 differences it is the
+exact McNemar test). When every cluster is one task they are the task-level tests
+above. Each test's name says its unit. Tasks present in only one campaign are listed,
+never silently dropped.
 
 numpy is imported inside the functions; no scipy is needed.
 """
@@ -35,6 +39,7 @@ from statebox.metrics._bootstrap import (
     BootstrapSpec,
     Interval,
     resample_counts,
+    resampling_unit,
 )
 from statebox.metrics._reliability import TaskOutcome
 
@@ -91,11 +96,13 @@ class PairedComparison(NamedTuple):
         tasks: Shared tasks in the group.
         pass_at_1: Lift in pass@1.
         observed_k_of_k: Lift in observed k/k (share of tasks passed in every trial).
+        unit: The resampling unit of its interval and tests, in words.
     """
 
     tasks: int
     pass_at_1: Lift
     observed_k_of_k: Lift
+    unit: str = "tasks"
 
 
 class FlippedTask(NamedTuple):
@@ -235,21 +242,47 @@ def _group(
     p1 = np.array([[a.c / a.n, b.c / b.n] for a, b in pairs], dtype=np.float64)
     kk = np.array([[a.c == a.n, b.c == b.n] for a, b in pairs], dtype=np.float64)
     diffs = np.stack([p1[:, 1] - p1[:, 0], kk[:, 1] - kk[:, 0]], axis=1)
-    # Pairs with the same four counts are interchangeable: resample them as classes.
-    sizes = Counter((a.n, a.c, b.n, b.c) for a, b in pairs)
-    classes = sorted(sizes)
-    class_diffs = np.array(
-        [[cb / nb - ca / na, float(cb == nb) - float(ca == na)] for na, ca, nb, cb in classes],
+    clusters: dict[str, list[tuple[TaskOutcome, TaskOutcome]]] = {}
+    for a, b in pairs:
+        clusters.setdefault(a.unit, []).append((a, b))
+    # Clusters with the same pairs of counts are interchangeable: resample them as classes.
+    shapes = Counter(
+        tuple(sorted((a.n, a.c, b.n, b.c) for a, b in members)) for members in clusters.values()
+    )
+    classes = sorted(shapes)
+    class_sums = np.array(
+        [
+            [
+                sum(cb / nb - ca / na for na, ca, nb, cb in cl),
+                sum(float(cb == nb) - float(ca == na) for na, ca, nb, cb in cl),
+            ]
+            for cl in classes
+        ],
         dtype=np.float64,
     )
+    sizes = np.array([len(cl) for cl in classes], dtype=np.float64)
     key = "paired\n" + "\n".join(a.task_id for a, _ in pairs)
-    w = resample_counts([sizes[cl] for cl in classes], spec, key)
-    boot = (w @ class_diffs) / len(pairs)
+    w = resample_counts([shapes[cl] for cl in classes], spec, key)
+    boot = (w @ class_sums) / (w @ sizes)[:, None]
     tail = (1 - spec.level) / 2
     lows, highs = np.quantile(boot, [tail, 1 - tail], axis=0)
-    exact = [Fraction(b.c, b.n) - Fraction(a.c, a.n) for a, b in pairs]
-    gained = int(np.sum(diffs[:, 1] > 0))
-    lost = int(np.sum(diffs[:, 1] < 0))
+    unit = resampling_unit([a for a, _ in pairs])
+    if len(clusters) == len(pairs):
+        exact = [Fraction(b.c, b.n) - Fraction(a.c, a.n) for a, b in pairs]
+        gained = int(np.sum(diffs[:, 1] > 0))
+        lost = int(np.sum(diffs[:, 1] < 0))
+        test_p1, test_kk = wilcoxon_signed_rank(exact), mcnemar_exact(gained, lost)
+    else:
+        members = [clusters[c] for c in sorted(clusters)]
+        p1_means = [
+            sum((Fraction(b.c, b.n) - Fraction(a.c, a.n) for a, b in m), Fraction(0)) / len(m)
+            for m in members
+        ]
+        kk_means = [
+            Fraction(sum(int(b.c == b.n) - int(a.c == a.n) for a, b in m), len(m)) for m in members
+        ]
+        test_p1 = _per_cluster(wilcoxon_signed_rank(p1_means), "pass@1")
+        test_kk = _per_cluster(wilcoxon_signed_rank(kk_means), "observed k/k")
 
     def lift(col: int, values: np.ndarray, test: PairedTest) -> Lift:
         a, b = math.fsum(values[:, 0]) / len(pairs), math.fsum(values[:, 1]) / len(pairs)
@@ -257,8 +290,16 @@ def _group(
 
     return PairedComparison(
         tasks=len(pairs),
-        pass_at_1=lift(0, p1, wilcoxon_signed_rank(exact)),
-        observed_k_of_k=lift(1, kk, mcnemar_exact(gained, lost)),
+        pass_at_1=lift(0, p1, test_p1),
+        observed_k_of_k=lift(1, kk, test_kk),
+        unit=unit,
+    )
+
+
+def _per_cluster(test: PairedTest, figure: str) -> PairedTest:
+    return test._replace(
+        name=f"Wilcoxon signed-rank test on per-branch mean changes in {figure} "
+        "(two-sided, zero differences dropped; branches are the unit)"
     )
 
 

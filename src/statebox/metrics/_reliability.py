@@ -42,6 +42,7 @@ Trade-offs:
 from __future__ import annotations
 
 import math
+import re
 import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -60,6 +61,7 @@ __all__ = [
     "pass_hat_k_plugin_task",
     "pass_hat_k_unbiased_task",
     "reliability",
+    "task_branch",
 ]
 
 
@@ -71,12 +73,35 @@ class TaskOutcome(NamedTuple):
         domain: Domain the task belongs to (for example ``"retail"``).
         n: Number of trials run.
         c: Number of those trials that passed.
+        cluster: The group of sibling tasks it belongs to (`task_branch`), resampled
+            together by the bootstrap; empty: the task alone.
     """
 
     task_id: str
     domain: str
     n: int
     c: int
+    cluster: str = ""
+
+    @property
+    def unit(self) -> str:
+        """The resampling unit: its cluster, or the task itself."""
+        return self.cluster or self.task_id
+
+
+_INSTANCE = re.compile(r"^(.+)\.\d+$")
+
+
+def task_branch(task_id: str) -> str:
+    """The branch a task re-instances: its id without a trailing instance number.
+
+    Tasks ``retail.returns.approve.001`` … ``.004`` follow one workflow branch (same
+    family, variant and tool sequence, other ids and amounts): their outcomes are not
+    independent, so intervals resample branches, not tasks. An id without a trailing
+    number is a branch of its own.
+    """
+    m = _INSTANCE.match(task_id)
+    return m[1] if m else task_id
 
 
 class ReliabilityMetrics(NamedTuple):
@@ -374,7 +399,8 @@ def outcomes_from_trials(trials: Iterable[tuple[str, str, bool]]) -> list[TaskOu
         trials: ``(task_id, domain, passed)`` for each trial, in any order.
 
     Returns:
-        One :class:`TaskOutcome` per task id, sorted by task id; empty for no trials.
+        One :class:`TaskOutcome` per task id, sorted by task id, each in the cluster of
+        its branch (`task_branch`); empty for no trials.
 
     Raises:
         ValueError: If one task id appears with two different domains.
@@ -390,7 +416,14 @@ def outcomes_from_trials(trials: Iterable[tuple[str, str, bool]]) -> list[TaskOu
         if passed:
             passes[task_id] += 1
     return [
-        TaskOutcome(task_id=t, domain=domains[t], n=runs[t], c=passes[t]) for t in sorted(domains)
+        TaskOutcome(
+            task_id=t,
+            domain=domains[t],
+            n=runs[t],
+            c=passes[t],
+            cluster="" if task_branch(t) == t else task_branch(t),
+        )
+        for t in sorted(domains)
     ]
 
 

@@ -186,6 +186,15 @@ class Manifest(Model):
     """Suite name or task path."""
     task_bundle_hash: str
     """Sha256 over the tasks' canonical JSON."""
+    environment_hash: str | None = None
+    """Sha256 over `environment` (None in manifests written before it existed)."""
+    environment: dict[str, str] = {}
+    """Each part of the environment, hashed on its own: tasks, judge version, and per
+    domain its policy text, schema, seed, tool schemas and field policy
+    (`statebox.judge.environment_parts`); a resume refuses a change."""
+    baselines: dict[str, dict[str, int]] = {}
+    """Floors measured before the first trial: baseline agent (``noop``, ``refuse``) →
+    ``tasks``, ``passed``, ``test_tasks``, ``passed_test`` over the campaign's tasks."""
     task_ids: tuple[str, ...]
     """Tasks in plan order."""
     agents: tuple[AgentInfo, ...]

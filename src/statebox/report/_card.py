@@ -2,9 +2,10 @@
 
 A card is data (`SuiteCard`, one `DomainCard` per domain) built from the registry's
 installed domains; `render_card_markdown` turns it into the Markdown kept in
-``docs/suite-card.md``. Check strength comes from running task validation (golden replay,
-oracle, do-nothing agent, mutants) over every task, which takes a while for a large suite;
-``validate=False`` skips it and the card says "not run" instead of a figure, never a guess.
+``docs/suite-card.md``. Check strength, the false-rejection rate and the baseline floors come
+from task validation (golden replay, oracle, noop and refuse agents, mutants, probes) over
+every task; ``validate=False`` skips it and the card says "not run" instead of a figure,
+never a guess.
 """
 
 from __future__ import annotations
@@ -14,19 +15,23 @@ from collections.abc import Sequence
 from statistics import mean
 
 from statebox._model import Model
-from statebox.judge import Judge, validate_task
+from statebox.judge import TaskValidation, validate_suite
 from statebox.registry import Registry
-from statebox.tasks import Task, WorldCache
+from statebox.tasks import Task
 
 __all__ = [
     "INTENDED_USE",
     "CheckStrength",
     "DomainCard",
     "ExcludedFieldRow",
+    "Floor",
     "SuiteCard",
     "build_suite_card",
+    "format_false_rejection",
+    "format_floor",
     "format_strength",
     "render_card_markdown",
+    "strength_lines",
 ]
 
 INTENDED_USE = (
@@ -39,23 +44,122 @@ INTENDED_USE = (
 """Licence and intended-use statement printed on every card."""
 
 
+class Floor(Model):
+    """How a baseline agent that does no work fares on the tasks (it should fail them)."""
+
+    agent: str
+    """Baseline agent name (``noop``, ``refuse``)."""
+    tasks: int
+    """Tasks it was run on."""
+    passed: int
+    """Tasks it passed."""
+    test_tasks: int
+    """Test-split tasks it was run on."""
+    passed_test: int
+    """Test-split tasks it passed (the target is 0)."""
+
+    @property
+    def pass_at_1(self) -> float | None:
+        """Passed ÷ tasks (one deterministic trial each); None with no task."""
+        return self.passed / self.tasks if self.tasks else None
+
+
 class CheckStrength(Model):
-    """Mutation-test results over a domain's tasks."""
+    """Validation results over a set of tasks: mutants, probes and baselines."""
 
     invalid_tasks: int
-    """Tasks with a validation problem or a surviving mutant."""
+    """Tasks with a validation problem, a surviving mutant or a rejected alternative."""
     caught: int
     """Mutants the checks failed."""
     survived: int
-    """Real mutants the checks passed."""
-    excluded: int
-    """Surviving mutants that only touch a column the field policy leaves out."""
+    """Real mutants the checks passed (those touching only excluded columns included)."""
+    equivalent: int = 0
+    """Mutants whose end state is an accepted one (left out of the strength)."""
+    excluded_only: int = 0
+    """Real mutants touching only columns left out of exact comparison (counted in
+    caught or survived: a text check must catch them)."""
+    excluded_only_survived: int = 0
+    """Of those, the ones no check caught."""
+    text_mutants: int = 0
+    """``text_fact`` mutants (a fact in written text replaced), counted in the strength."""
+    probes: int = 0
+    """Plausible alternatives tried (reordered writes, respelled values, alternatives)."""
+    rejected: int = 0
+    """Plausible alternatives the checks rejected (false rejections)."""
+    floors: tuple[Floor, ...] = ()
+    """The baseline agents' results."""
 
     @property
     def strength(self) -> float | None:
         """Caught ÷ (caught + survived); None with no real mutant."""
         real = self.caught + self.survived
         return self.caught / real if real else None
+
+    @property
+    def false_rejection_rate(self) -> float | None:
+        """Rejected ÷ probes; None with no probe."""
+        return self.rejected / self.probes if self.probes else None
+
+    @classmethod
+    def of(cls, validations: Sequence[TaskValidation]) -> CheckStrength:
+        """Sum task validations."""
+        agents = sorted({a for v in validations for a in v.baselines})
+        floors = []
+        for a in agents:
+            ran = [v for v in validations if a in v.baselines]
+            test = [v for v in ran if v.split == "test"]
+            floors.append(
+                Floor(
+                    agent=a,
+                    tasks=len(ran),
+                    passed=sum(v.baselines[a] for v in ran),
+                    test_tasks=len(test),
+                    passed_test=sum(v.baselines[a] for v in test),
+                )
+            )
+        return cls(
+            invalid_tasks=sum(not v.ok for v in validations),
+            caught=sum(v.caught for v in validations),
+            survived=sum(v.survived for v in validations),
+            equivalent=sum(v.equivalent for v in validations),
+            excluded_only=sum(v.excluded_only for v in validations),
+            excluded_only_survived=sum(
+                m.excluded_only and m.outcome == "survived" for v in validations for m in v.mutants
+            ),
+            text_mutants=sum(v.text_mutants for v in validations),
+            probes=sum(len(v.probes) for v in validations),
+            rejected=sum(v.rejected for v in validations),
+            floors=tuple(floors),
+        )
+
+    @classmethod
+    def combined(cls, parts: Sequence[CheckStrength]) -> CheckStrength:
+        """Sum of several (per-domain) results."""
+        floors: dict[str, list[Floor]] = {}
+        for p in parts:
+            for f in p.floors:
+                floors.setdefault(f.agent, []).append(f)
+        return cls(
+            invalid_tasks=sum(p.invalid_tasks for p in parts),
+            caught=sum(p.caught for p in parts),
+            survived=sum(p.survived for p in parts),
+            equivalent=sum(p.equivalent for p in parts),
+            excluded_only=sum(p.excluded_only for p in parts),
+            excluded_only_survived=sum(p.excluded_only_survived for p in parts),
+            text_mutants=sum(p.text_mutants for p in parts),
+            probes=sum(p.probes for p in parts),
+            rejected=sum(p.rejected for p in parts),
+            floors=tuple(
+                Floor(
+                    agent=a,
+                    tasks=sum(f.tasks for f in fs),
+                    passed=sum(f.passed for f in fs),
+                    test_tasks=sum(f.test_tasks for f in fs),
+                    passed_test=sum(f.passed_test for f in fs),
+                )
+                for a, fs in sorted(floors.items())
+            ),
+        )
 
 
 class ExcludedFieldRow(Model):
@@ -132,40 +236,29 @@ class SuiteCard(Model):
         parts = [d.check_strength for d in self.domains if d.check_strength is not None]
         if not self.validated or not parts:
             return None
-        return CheckStrength(
-            invalid_tasks=sum(p.invalid_tasks for p in parts),
-            caught=sum(p.caught for p in parts),
-            survived=sum(p.survived for p in parts),
-            excluded=sum(p.excluded for p in parts),
-        )
+        return CheckStrength.combined(parts)
 
 
 def _has_rubric(t: Task) -> bool:
     return t.checks.response is not None and bool(t.checks.response.rubric)
 
 
-async def _strength(registry: Registry, name: str, tasks: Sequence[Task]) -> CheckStrength:
-    domain = registry.domain(name)
-    judge = Judge(domain, WorldCache())
-    invalid = caught = survived = excluded = 0
-    for t in tasks:
-        v = await validate_task(domain, t, judge)
-        invalid += not v.ok
-        caught += v.caught
-        survived += v.survived
-        excluded += v.excluded
-    return CheckStrength(invalid_tasks=invalid, caught=caught, survived=survived, excluded=excluded)
-
-
-async def build_suite_card(
-    registry: Registry, suite: str = "all", *, validate: bool = True
+def build_suite_card(
+    registry: Registry,
+    suite: str = "all",
+    *,
+    validate: bool = True,
+    validations: Sequence[TaskValidation] | None = None,
 ) -> SuiteCard:
     """Build the card of a suite from the registry's domains.
 
     Args:
         registry: Where the domains and their built-in tasks come from.
         suite: A domain name, or ``all`` for every installed domain that ships tasks.
-        validate: Run task validation for check strength (slow on large suites).
+        validate: Report check strength, false rejections and floors.
+        validations: The suite's task validations (`statebox.judge.validate_suite`);
+            with ``validate`` and none given, every task is validated here, in this
+            process (slow on large suites).
 
     Returns:
         The card; domains without tasks are left out.
@@ -175,6 +268,10 @@ async def build_suite_card(
         TaskSpecError: A task file is invalid.
     """
     tasks = registry.suite(suite)
+    if validate and validations is None:
+        domains = {n: registry.domain(n) for n in sorted({t.domain for t in tasks})}
+        validations, _ = validate_suite(domains, tasks)
+    by_id = {v.task_id: v for v in validations or ()}
     by_domain: dict[str, list[Task]] = {}
     for t in tasks:
         by_domain.setdefault(t.domain, []).append(t)
@@ -216,7 +313,7 @@ async def build_suite_card(
                     ExcludedFieldRow(table=e.table, column=e.column, reason=e.reason)
                     for e in domain.field_policy.excluded
                 ),
-                check_strength=await _strength(registry, name, ts) if validate else None,
+                check_strength=CheckStrength.of([by_id[t.id] for t in ts]) if validate else None,
             )
         )
     return SuiteCard(suite=suite, domains=tuple(cards), validated=validate)
@@ -232,8 +329,47 @@ def format_strength(strength: CheckStrength | None) -> str:
     return f"{s:.1%} ({strength.caught}/{strength.caught + strength.survived})"
 
 
+def format_false_rejection(strength: CheckStrength | None) -> str:
+    """A false-rejection rate as text: ``0.0% (rejected/probes)`` or ``not run``."""
+    if strength is None:
+        return "not run"
+    r = strength.false_rejection_rate
+    if r is None:
+        return "no probe"
+    return f"{r:.1%} ({strength.rejected}/{strength.probes})"
+
+
+def format_floor(strength: CheckStrength | None, agent: str) -> str:
+    """A baseline's result as text: ``0/458 test tasks (pass@1 0.000 over all 573)``."""
+    f = None if strength is None else next((f for f in strength.floors if f.agent == agent), None)
+    if f is None:
+        return "not run"
+    p = f.pass_at_1
+    return (
+        f"{f.passed_test}/{f.test_tasks} test tasks "
+        f"(pass@1 {'—' if p is None else f'{p:.3f}'} over all {f.tasks})"
+    )
+
+
 def _invalid(strength: CheckStrength | None) -> str:
     return "not run" if strength is None else str(strength.invalid_tasks)
+
+
+def strength_lines(s: CheckStrength) -> list[str]:
+    """The check strength, false rejection, floors and invalid tasks as sentences."""
+    floors = "; ".join(f"{f.agent} passes {format_floor(s, f.agent)}" for f in s.floors)
+    return [
+        f"check strength: {format_strength(s)} of real mutants caught, "
+        f"{s.text_mutants} text mutants (a fact in written text replaced) included; "
+        f"{s.excluded_only} mutants touch only columns left out of exact comparison and "
+        f"count like any other ({s.excluded_only_survived} of them survived); "
+        f"{s.equivalent} equivalent mutants (an accepted end state) left out",
+        f"false-rejection rate: {format_false_rejection(s)} of plausible alternatives "
+        "(independent writes reordered, values respelled, declared alternatives) rejected",
+        "floors (baseline agents that do no work, every rubric question taken as yes): "
+        f"{floors or 'not run'}",
+        f"invalid tasks: {s.invalid_tasks}",
+    ]
 
 
 def render_card_markdown(card: SuiteCard) -> str:
@@ -255,30 +391,31 @@ def render_card_markdown(card: SuiteCard) -> str:
         "",
         "| domain | tables | tools (mutating) | tasks | families | test | train | read-only "
         "| rubric | user-fact | refusal | golden calls mean [min, max] | check strength "
-        "| invalid tasks |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| false rejection | noop passes | refuse passes | invalid tasks |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for d in card.domains:
+        cs = d.check_strength
         out.append(
             f"| {d.domain} | {d.tables} | {d.tools} ({d.mutating_tools}) | {d.tasks} | "
             f"{len(d.families)} | {d.splits.get('test', 0)} | {d.splits.get('train', 0)} | "
             f"{d.read_only} | {d.rubric} | {d.user_fact} | {d.refusal} | "
             f"{d.golden_calls_mean:.2f} [{d.golden_calls_min}, {d.golden_calls_max}] | "
-            f"{format_strength(d.check_strength)} | {_invalid(d.check_strength)} |"
+            f"{format_strength(cs)} | {format_false_rejection(cs)} | "
+            f"{format_floor(cs, 'noop')} | {format_floor(cs, 'refuse')} | {_invalid(cs)} |"
         )
+    out += ["", f"**Total: {card.tasks} tasks in {len(card.domains)} domains.**", ""]
+    if card.check_strength is not None:
+        out += [f"- {line}." for line in strength_lines(card.check_strength)]
+        out.append("")
     out += [
-        "",
-        f"**Total: {card.tasks} tasks in {len(card.domains)} domains**; check strength over "
-        f"the suite: {format_strength(card.check_strength)}"
-        + (
-            f", {card.check_strength.invalid_tasks} invalid task(s), "
-            f"{card.check_strength.excluded} mutant(s) touching only excluded fields."
-            if card.check_strength is not None
-            else "."
-        ),
-        "",
         "Check strength = mutants caught ÷ real mutants (drop one golden write, change one "
-        "written field, add one extra write); see docs/design.md §5.",
+        "written field, add one extra write, replace one fact in written text); a mutant "
+        "that only touches a column left out of exact comparison survives unless a text "
+        "check catches it. False-rejection rate = plausible alternatives rejected ÷ tried. "
+        "Floors: the `noop` (ends at once) and `refuse` (declines politely) agents; a task "
+        "either passes is invalid. The README says what is and is not judged; see "
+        "docs/design.md §5.",
         "",
         "## Tasks per family",
         "",

@@ -7,6 +7,10 @@ table); and cost. Over several entries: signatures pooled and the cost Pareto fr
 
 System errors count as failed trials in the canonical figures; the same figures with
 system-error trials left out are given beside them under ``excluding_system_errors``.
+A trial with an unjudged rubric question (no judge model) is not passed either; the
+figures over the other trials — the tasks judged on their state and reply alone — are
+given beside them under ``state_only_tasks``. Intervals resample task branches when
+tasks re-instance one (`statebox.metrics.resampling_unit` names the unit).
 
 Summaries are built from `TrialRow` (no transcripts), so a large campaign is summarised
 from `read_trial_rows` without building full records.
@@ -21,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from statebox.judge import environment_diff
 from statebox.metrics import (
     DEFAULT_BOOTSTRAP,
     BootstrapSpec,
@@ -31,8 +36,9 @@ from statebox.metrics import (
     metrics_by_domain,
     outcomes_from_trials,
     pass_curve,
+    resampling_unit,
 )
-from statebox.records import TrialRecord, TrialRow, TrialStatus, trial_row
+from statebox.records import Manifest, TrialRecord, TrialRow, TrialStatus, trial_row
 from statebox.world import ExcludedField
 
 __all__ = ["CampaignRows", "summarize", "summarize_campaigns"]
@@ -46,12 +52,14 @@ class CampaignRows(NamedTuple):
         directory: The campaign directory.
         rows: Its trials.
         planned_trials: Trials per task its manifest planned (the default k), if known.
+        manifest: Its manifest (None: hand-made results without one).
     """
 
     label: str
     directory: Path
     rows: Sequence[TrialRow]
     planned_trials: int | None = None
+    manifest: Manifest | None = None
 
 
 def _ci(outcomes: Sequence[TaskOutcome], k: int, spec: BootstrapSpec) -> dict[str, Any]:
@@ -101,7 +109,8 @@ def _figures(
     }
     if spec is not None:
         out["ci"] = {
-            "method": spec.describe(),
+            "method": spec.describe(resampling_unit(outcomes)),
+            "unit": resampling_unit(outcomes),
             "overall": _ci(outcomes, k_used, spec),
             "by_domain": {d: _ci(by_domain[d], k_used, spec) for d in report.by_domain},
         }
@@ -194,6 +203,7 @@ def _entry(
     spec: BootstrapSpec,
     campaign: str,
     planned: int | None = None,
+    manifest: Manifest | None = None,
 ) -> dict[str, Any]:
     notes: list[str] = []
     if k is None:
@@ -210,6 +220,8 @@ def _entry(
     main["warnings"] = notes + main["warnings"]
     clean = [r for r in rows if r.status != TrialStatus.SYSTEM_ERROR]
     errors = len(rows) - len(clean)
+    judged = [r for r in rows if not r.skipped_checks]
+    unjudged = len(rows) - len(judged)
     return {
         "campaign": campaign,
         "agent_id": rows[0].agent_id,
@@ -220,7 +232,10 @@ def _entry(
         "failures": _failures(rows),
         "cost_usd": math.fsum(r.cost_usd for r in rows),
         "cost": _cost(rows, main["dependable_tasks"]),
-        "trials_with_skipped_checks": sum(1 for r in rows if r.skipped_checks),
+        "trials_with_skipped_checks": unjudged,
+        # Fail-closed: unjudged trials are not passes above; this is the named side figure.
+        "state_only_tasks": (_figures(judged, k, None) if judged else None) if unjudged else main,
+        "floors": dict(manifest.baselines) if manifest is not None else {},
         "planned_trials": planned,
         "tasks_below_k_ids": below,
     }
@@ -251,6 +266,31 @@ def _pareto(agents: dict[str, Any]) -> dict[str, Any]:
         ],
         "left_out": sorted(n for n, c, _ in points if c is None),
     }
+
+
+def _environment(campaigns: Sequence[CampaignRows]) -> dict[str, Any]:
+    """Each campaign's environment hash, and warnings when they differ."""
+    hashes = {
+        c.label: (c.manifest.environment_hash if c.manifest is not None else None)
+        for c in campaigns
+    }
+    warnings_ = [
+        f"{label}: no environment hash in its manifest (an older campaign); it cannot be "
+        "told whether it ran the same tasks, policies and judge as the others"
+        for label, h in hashes.items()
+        if h is None and len(campaigns) > 1
+    ]
+    known = [c for c in campaigns if c.manifest is not None and c.manifest.environment_hash]
+    for c in known[1:]:
+        assert c.manifest is not None and known[0].manifest is not None
+        if c.manifest.environment_hash != known[0].manifest.environment_hash:
+            parts = environment_diff(known[0].manifest.environment, c.manifest.environment)
+            warnings_.append(
+                f"{c.label} ran a different environment from {known[0].label} "
+                f"({', '.join(parts) or 'parts unknown'} differ): its figures are not like "
+                "for like"
+            )
+    return {"hashes": hashes, "warnings": warnings_}
 
 
 def summarize_campaigns(
@@ -293,7 +333,7 @@ def summarize_campaigns(
         names = []
         for agent_id, rows in sorted(by_agent.items()):
             name = agent_id if ids[agent_id] == 1 else f"{c.label}:{agent_id}"
-            agents[name] = _entry(rows, k, spec, c.label, c.planned_trials)
+            agents[name] = _entry(rows, k, spec, c.label, c.planned_trials, c.manifest)
             names.append(name)
         listing.append({"label": c.label, "directory": str(c.directory), "entries": names})
     pooled: Counter[str] = Counter()
@@ -304,8 +344,9 @@ def summarize_campaigns(
         "campaigns": listing,
         "signatures_pooled": dict(sorted(pooled.items())),
         "pareto": _pareto(agents),
-        "bootstrap": spec.describe(),
+        "bootstrap": spec.describe("task clusters (see each entry's ci.unit)"),
         "field_policy": [e.model_dump() for e in excluded_fields],
+        "environment": _environment(campaigns),
     }
     if len(agents) == 1:
         out.update(next(iter(agents.values())))

@@ -3,8 +3,9 @@
 The reliability table has one row per scope (overall, then each domain) and one short
 column per figure; a legend under it gives each short name its full name (estimator
 and source). Each cell holds the figure and, below it, its seeded bootstrap interval
-over tasks (``.59–.78``). Failure signatures carry a one-line meaning, the field policy
-is grouped by reason, and every line wraps within the console's width.
+(``.59–.78``), whose resampling unit (tasks, or task branches) is named under the
+table. Failure signatures carry a one-line meaning, the field policy is grouped by
+reason, and every line wraps within the console's width.
 """
 
 from __future__ import annotations
@@ -55,7 +56,9 @@ SIGNATURE_MEANINGS = {
     "end state is wrong",
     "wrong_state_update": "the end state, or an invariant, is wrong",
     "incomplete_resolution": "the state is right, but the reply or the conversation "
-    "fell short (response checks, turn limits)",
+    "fell short (reply or rubric checks, turn limits)",
+    "unjudged": "every judged check passed, but a rubric question had no judge model "
+    "to answer it: not a pass (fail-closed; run with a --judge)",
     "unlabelled": "failed without a signature",
 }
 """Failure signature → what it means, one line each."""
@@ -140,6 +143,13 @@ def _agent_tables(console: Console, name: str, s: dict[str, Any]) -> None:
             f"pass@1 excluding system errors: {value} ({s['system_errors']} system-error "
             "trials left out; above they count as failed)",
         )
+    if s.get("trials_with_skipped_checks"):
+        so = s.get("state_only_tasks")
+        value = fmt_value(so["overall"]["pass_at_1"]) if so else "— (none)"
+        _wrapped(
+            console,
+            f"pass@1 over state-only tasks (trials with no unjudged rubric question): {value}",
+        )
     cost = s.get("cost")
     if cost:
         _wrapped(
@@ -160,9 +170,18 @@ def _agent_tables(console: Console, name: str, s: dict[str, Any]) -> None:
     if s.get("trials_with_skipped_checks"):
         _wrapped(
             console,
-            f"note: {s['trials_with_skipped_checks']} trials had rubric checks that were not "
-            "evaluated (no judge model configured); they did not gate the verdict",
+            f"note: {s['trials_with_skipped_checks']} trials had rubric questions no judge "
+            "model answered (unjudged): they count as not passed above (fail-closed); the "
+            "state-only line gives the figure over the other trials",
         )
+    floors = s.get("floors") or {}
+    if floors:
+        text = "; ".join(
+            f"{name} passed {f['passed']}/{f['tasks']} tasks ({f['passed_test']}/"
+            f"{f['test_tasks']} test tasks)"
+            for name, f in sorted(floors.items())
+        )
+        _wrapped(console, f"floors (baseline agents, measured before the first trial): {text}")
     for w in s.get("warnings", []):
         _wrapped(console, f"warning: {w}", style="yellow")
 

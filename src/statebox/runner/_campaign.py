@@ -35,7 +35,16 @@ from statebox.agents import Agent, AgentError, AgentFactory, AgentLimitReached, 
 from statebox.domains import Domain
 from statebox.episode import Episode, Limits, TerminationReason, UserSimulator
 from statebox.errors import ConfigError, StateboxError
-from statebox.judge import Judge, RubricJudge, Verdict, task_problems
+from statebox.judge import (
+    Judge,
+    RubricJudge,
+    TaskCheck,
+    Verdict,
+    check_task,
+    environment_diff,
+    environment_hash,
+    environment_parts,
+)
 from statebox.kit import PolicyMode
 from statebox.llm import UsageMeter, metering
 from statebox.records import (
@@ -181,6 +190,7 @@ def verdict_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]
 
 
 def _manifest(c: Campaign, domains: Mapping[str, Domain | Environment]) -> Manifest:
+    parts = environment_parts(c.tasks, domains)
     return Manifest(
         campaign_id=uuid.uuid4().hex[:12],
         statebox_version=statebox.__version__,
@@ -188,6 +198,8 @@ def _manifest(c: Campaign, domains: Mapping[str, Domain | Environment]) -> Manif
         created_at=datetime.now(UTC),
         task_source=c.task_source,
         task_bundle_hash=bundle_hash(c.tasks),
+        environment_hash=environment_hash(parts),
+        environment=parts,
         task_ids=tuple(t.id for t in c.tasks),
         agents=tuple(
             AgentInfo(agent_id=a.agent_id, name=a.name, config=a.config) for a in c.agents
@@ -245,6 +257,7 @@ def _check_resumable(old: Manifest, new: Manifest, out: Path) -> None:
         raise ConfigError(
             f"{out}: policy mode {now} differs from the campaign's {was}; use a new --out"
         )
+    _check_environment(old, new, out)
     changes = verdict_changes(old.verdict_settings, new.verdict_settings)
     if changes:
         raise ConfigError(
@@ -291,6 +304,17 @@ def _resume_state(c: Campaign, manifest: Manifest) -> tuple[Manifest, set[str]]:
     return manifest, done
 
 
+def _check_environment(old: Manifest, new: Manifest, out: Path) -> None:
+    """Refuse to resume in a changed environment (policy, schema, seed, tools, judge…)."""
+    if old.environment_hash is None or old.environment_hash == new.environment_hash:
+        return  # a manifest from before environment hashes: nothing to compare
+    parts = environment_diff(old.environment, new.environment)
+    raise ConfigError(
+        f"{out}: the environment differs from the campaign's ({', '.join(parts)} changed); "
+        "its trials would not be comparable — use a new --out"
+    )
+
+
 class _Runner:
     writer: RecordSink
 
@@ -313,22 +337,36 @@ class _Runner:
             for name, d in domains.items()
         }
         self.system_errors = 0
+        self.baselines: dict[str, dict[str, int]] = {}
 
     async def preflight(self) -> None:
-        # The validator's checks short of mutants: a task whose oracle fails, whose
-        # do-nothing agent passes or whose golden call fails would only yield noise.
+        # The validator's checks short of mutants: a task whose oracle fails, whose noop
+        # or refuse agent passes or whose golden call fails would only yield noise. The
+        # baselines' results are the campaign's floors (kept in the manifest).
         bad: list[str] = []
         for t in self.c.tasks:
             domain, judge = self.domains[t.domain], self.judges[t.domain]
             try:
                 if isinstance(domain, Domain) and isinstance(judge, Judge):
-                    problems = await task_problems(domain, t, judge, lint=False)
+                    checked = await check_task(domain, t, judge, lint=False)
                 elif isinstance(domain, ChecksTasks):
-                    problems = await domain.task_problems(t)
+                    # An environment's own preflight (no baselines: each would cost a
+                    # server start; `statebox tasks validate --backend` plays them).
+                    checked = TaskCheck(problems=tuple(await domain.task_problems(t)))
                 else:
                     continue  # an environment's loader checked its tasks; its oracle proves them
+                problems = list(checked.problems)
             except StateboxError as exc:
                 problems = [str(exc)]
+            else:
+                for name, passed in checked.baselines.items():
+                    f = self.baselines.setdefault(
+                        name, {"tasks": 0, "passed": 0, "test_tasks": 0, "passed_test": 0}
+                    )
+                    f["tasks"] += 1
+                    f["passed"] += passed
+                    f["test_tasks"] += t.split == "test"
+                    f["passed_test"] += passed and t.split == "test"
             bad += [p if t.id in p else f"task {t.id}: {p}" for p in problems]
         if bad:
             raise ConfigError(
@@ -569,6 +607,9 @@ async def run_campaign(
     plan = [(t, a, i) for t in c.tasks for a in c.agents for i in range(c.trials)]
     runner = _Runner(c, domains, manifest, progress)
     await runner.preflight()  # before anything is written: an invalid task leaves no directory
+    if runner.baselines:
+        manifest = manifest.model_copy(update={"baselines": runner.baselines})
+        runner.manifest = manifest
     try:
         c.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:

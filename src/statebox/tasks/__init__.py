@@ -3,22 +3,34 @@
 from statebox.tasks._loader import bundle_hash, load_tasks, parse_tasks
 from statebox.tasks._model import (
     Checks,
+    DontCare,
+    Fact,
     GoldenCall,
+    ReplyCheck,
     ResponseCheck,
+    RowSelector,
+    RubricQuestion,
     SqlInvariant,
     StatePatch,
     Task,
+    TextCheck,
     UserSpec,
 )
 from statebox.tasks._worlds import WorldCache
 
 __all__ = [
     "Checks",
+    "DontCare",
+    "Fact",
     "GoldenCall",
+    "ReplyCheck",
     "ResponseCheck",
+    "RowSelector",
+    "RubricQuestion",
     "SqlInvariant",
     "StatePatch",
     "Task",
+    "TextCheck",
     "UserSpec",
     "WorldCache",
     "bundle_hash",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 from pydantic import AwareDatetime, Field, ValidationInfo, field_validator, model_validator
 
@@ -19,11 +19,17 @@ from statebox.world import Scalar
 
 __all__ = [
     "Checks",
+    "DontCare",
+    "Fact",
     "GoldenCall",
+    "ReplyCheck",
     "ResponseCheck",
+    "RowSelector",
+    "RubricQuestion",
     "SqlInvariant",
     "StatePatch",
     "Task",
+    "TextCheck",
     "UserSpec",
 ]
 
@@ -74,15 +80,103 @@ class SqlInvariant(Model):
     """What the invariant protects, for reports."""
 
 
-class ResponseCheck(Model):
-    """Checks on the agent's final response to the user."""
+Fact: TypeAlias = str | int | float | tuple[str | int | float, ...]
+"""A value written text or a reply must carry: a string, a number, or a tuple of
+alternatives of which any one will do. Matched after normalisation (`statebox.judge`):
+case, amounts (``$1,250.00`` = ``1250``), dates (ISO and common spellings), whole tokens."""
 
-    contains: tuple[str, ...] = ()
-    """Substrings the final response must contain (case-insensitive)."""
-    not_contains: tuple[str, ...] = ()
-    """Substrings the final response must not contain (case-insensitive)."""
-    rubric: tuple[str, ...] = ()
-    """Yes/no questions for the rubric judge; each must be answered exactly "yes"."""
+
+class RowSelector(Model):
+    """Rows of one table whose text a check reads, in the trial's terminal state.
+
+    Keys and ``where`` values name the golden run's ids: a trial's generated ids are
+    mapped onto them first, so an agent whose note got another id is read alike.
+    """
+
+    table: str
+    """Table name."""
+    column: str
+    """The text column read."""
+    key: dict[str, Scalar] | None = None
+    """One row by primary key (None: every row that ``where`` and ``rows`` select)."""
+    where: dict[str, Scalar] = {}
+    """Column equalities a selected row meets (e.g. ``{customer_id: CUS-1001}``)."""
+    rows: Literal["written", "all"] = "written"
+    """``written``: only rows the trial inserted or changed; ``all``: every matching row."""
+
+
+class TextCheck(RowSelector):
+    """Facts the text the agent wrote into the database must (not) carry.
+
+    The selected rows' texts are read together; the check fails when no row is
+    selected (nothing written), when a ``must_contain`` fact is absent, or when a
+    ``must_not_contain`` value is present.
+    """
+
+    must_contain: tuple[Fact, ...] = ()
+    """Facts the text must carry (a tuple: any one of its values)."""
+    must_not_contain: tuple[str | int | float, ...] = ()
+    """Values the text must not carry (a wrong amount, another customer's id)."""
+    description: str = ""
+    """What the check protects, for reports."""
+
+    @model_validator(mode="after")
+    def _says_something(self) -> TextCheck:
+        if not self.must_contain and not self.must_not_contain:
+            raise ValueError("a text check needs must_contain or must_not_contain")
+        return self
+
+
+class ReplyCheck(Model):
+    """Facts the agent's replies to the user must (not) carry; deterministic, no model.
+
+    Read over every message the agent sent the user (a fact told once was told), with
+    the normalisation of text checks.
+    """
+
+    must_contain: tuple[Fact, ...] = ()
+    """Facts the replies must carry (a tuple: any one of its values)."""
+    must_not_contain: tuple[str | int | float, ...] = ()
+    """Values no reply may carry."""
+
+
+class RubricQuestion(Model):
+    """A rubric question about text the agent wrote: the judge model sees those rows."""
+
+    question: str
+    """The yes/no question."""
+    row: RowSelector
+    """The written rows shown to the judge model beside the conversation."""
+
+
+class ResponseCheck(Model):
+    """Questions for the rubric judge model, for what only a model can judge."""
+
+    rubric: tuple[str | RubricQuestion, ...] = ()
+    """Yes/no questions; each must be answered exactly "yes". With no judge model a
+    question is *unjudged* and the trial does not pass (fail-closed)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _moved(cls, data: object) -> object:
+        # Task files written before reply checks existed: say where the facts go now.
+        if isinstance(data, dict) and {"contains", "not_contains"} & data.keys():
+            raise ValueError(
+                "response.contains / response.not_contains moved: write "
+                "checks.reply: {must_contain: [...], must_not_contain: [...]}"
+            )
+        return data
+
+
+class DontCare(Model):
+    """A column this task accepts with any value (the policy leaves it open)."""
+
+    table: str
+    """Table name."""
+    column: str
+    """Column name."""
+    reason: str
+    """Why any value is right here (printed with the task's validation)."""
 
 
 class Checks(Model):
@@ -93,13 +187,33 @@ class Checks(Model):
     """
 
     state: Literal["golden", "none"] = "golden"
-    """``golden``: the terminal state must equal the golden state under the field policy."""
+    """``golden``: the terminal state must equal an accepted state under the field
+    policy and ``dont_care``: the golden state, an ``alternatives`` state or an
+    ``end_states`` one."""
+    ordered: bool = False
+    """False: rows the trial inserted are matched to golden inserts by content, so the
+    order of independent inserts (and the ids it hands out) does not matter. True: the
+    policy fixes the order, and rows are matched by their generated ids."""
     alternatives: tuple[tuple[GoldenCall, ...], ...] = ()
     """Other golden trajectories whose end state is also accepted."""
+    end_states: tuple[dict[str, tuple[dict[str, Any], ...]], ...] = ()
+    """Other accepted end states, each the golden state with these rows upserted by
+    primary key (``{table: [{key..., column: value}]}``)."""
+    dont_care: tuple[DontCare, ...] = ()
+    """Columns compared by no state check of this task (any value accepted)."""
     invariants: tuple[SqlInvariant, ...] = ()
     """SQL predicates over the terminal state."""
+    text: tuple[TextCheck, ...] = ()
+    """Facts the text the agent writes must (not) carry."""
+    reply: ReplyCheck | None = None
+    """Facts the agent's replies must (not) carry."""
     response: ResponseCheck | None = None
-    """Checks on the final response."""
+    """Rubric questions for a judge model."""
+
+    @property
+    def rubric(self) -> tuple[str | RubricQuestion, ...]:
+        """The rubric questions (empty when none)."""
+        return self.response.rubric if self.response is not None else ()
 
 
 class Task(Model):
@@ -137,8 +251,8 @@ class Task(Model):
     checks: Checks = Checks()
     """The checks; by default the terminal state must equal the golden state."""
     reference_response: str = ""
-    """A final reply that satisfies the response checks (the oracle says it; never shown
-    to an agent under evaluation)."""
+    """A final reply that satisfies the reply and rubric checks (the oracle says it;
+    never shown to an agent under evaluation)."""
     tags: tuple[str, ...] = Field(default=())
     """Free labels (``user-fact``, ``refusal``...)."""
 

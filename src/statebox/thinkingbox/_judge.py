@@ -224,8 +224,6 @@ class TbJudge:
             termination_check(termination),
             *_rubric_checks(outcome, reasons),
         ]
-        # Skipped checks do not gate (Verdict.passed), so they must not earn a signature.
-        gating = [c for c in checks if not c.skipped]
         comparison, expected, actual, changed = self._effects(effects_by_server)
         weak = weak_evaluator_flags(transcript, final_response, termination)
         results = [e.result for e in transcript if e.result is not None]
@@ -236,7 +234,9 @@ class TbJudge:
             comparison=comparison,
             expected_effects=tuple(expected),
             actual_effects=tuple(actual),
-            signature=failure_signature(gating, expected, results, termination),
+            # An unjudged rubric question fails closed and signs "unjudged" (the judge's
+            # precedence), like statebox's own verdicts.
+            signature=failure_signature(checks, expected, results, termination),
             flags=WeakEvaluatorFlags(
                 clean_termination=weak.clean_termination,
                 called_mutating_tool=changed,

@@ -22,8 +22,10 @@ __all__ = [
     "Scalar",
     "Snapshot",
     "canonical_value",
+    "hash_texts",
     "key_sort",
     "state_hash",
+    "table_text",
 ]
 
 Scalar: TypeAlias = int | float | str | None
@@ -80,19 +82,15 @@ def key_sort(key: RowKey) -> tuple[tuple[int, float | str], ...]:
     return tuple(_sort_token(v) for v in key)
 
 
-def _jsonable(snapshot: Mapping[str, Mapping[RowKey, Mapping[str, Scalar]]]) -> list[Any]:
-    tables = []
-    for table in sorted(snapshot):
-        rows = snapshot[table]
-        if not rows:  # an empty table and an absent one are the same state
-            continue
-        tables.append(
-            [
-                table,
-                [[list(key), sorted(rows[key].items())] for key in sorted(rows, key=key_sort)],
-            ]
-        )
-    return tables
+def table_text(table: str, rows: Mapping[RowKey, Mapping[str, Scalar]]) -> str:
+    """One non-empty table's part of the canonical JSON text that `state_hash` hashes."""
+    part = [table, [[list(key), sorted(rows[key].items())] for key in sorted(rows, key=key_sort)]]
+    return json.dumps(part, separators=(",", ":"), ensure_ascii=True)
+
+
+def hash_texts(texts: list[str]) -> str:
+    """Sha256 of the canonical JSON list of table parts (in table order)."""
+    return hashlib.sha256(("[" + ",".join(texts) + "]").encode("ascii")).hexdigest()
 
 
 def state_hash(snapshot: Mapping[str, Mapping[RowKey, Mapping[str, Scalar]]]) -> str:
@@ -104,7 +102,6 @@ def state_hash(snapshot: Mapping[str, Mapping[RowKey, Mapping[str, Scalar]]]) ->
 
     Returns:
         64 hex characters; equal for two snapshots exactly when they hold the same
-        tables, keys and canonical values.
+        tables, keys and canonical values (an empty table and an absent one alike).
     """
-    text = json.dumps(_jsonable(snapshot), separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
+    return hash_texts([table_text(t, snapshot[t]) for t in sorted(snapshot) if snapshot[t]])

@@ -1,7 +1,8 @@
 """A domain's field policy: which columns are left out of state comparison, and why.
 
 Nothing is excluded silently: every exclusion carries a reason, reports print the
-list, and mutants that only touch an excluded field are counted in their own column.
+list, and a mutant that only touches an excluded field is a survivor unless a text
+check catches it (it is never set aside).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ class ExcludedField(Model):
     column: str
     """Column name."""
     reason: str
-    """Why the column is not compared (e.g. "free text; judged by rubric")."""
+    """Why the column is not compared (e.g. "free text: text checks read its facts")."""
 
 
 class FieldPolicy(Model):

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import Literal
 
 from statebox._model import Model
-from statebox.world._canonical import Scalar, Snapshot, key_sort, state_hash
+from statebox.world._canonical import Scalar, Snapshot, hash_texts, key_sort, table_text
 from statebox.world._field_policy import FieldPolicy
 
 __all__ = ["RowEffect", "State", "apply_effects", "effects"]
@@ -48,7 +48,7 @@ class State:
         primary_keys: table → its primary-key column names, in key order.
     """
 
-    __slots__ = ("_hash", "_projected", "base", "primary_keys", "rows")
+    __slots__ = ("_hash", "_projected", "_texts", "base", "primary_keys", "rows")
 
     def __init__(
         self,
@@ -61,6 +61,7 @@ class State:
         self.base = base
         """A state this one shares unchanged tables with (the same dict objects), or None."""
         self._hash: str | None = None
+        self._texts: dict[str, str] | None = None
         self._projected: tuple[FieldPolicy, State] | None = None
 
     def project(self, policy: FieldPolicy | None) -> State:
@@ -90,10 +91,24 @@ class State:
         self._projected = (policy, projected)
         return projected
 
+    def _table_texts(self) -> dict[str, str]:
+        # Tables shared with the base reuse its text: a trial's state re-encodes only the
+        # tables it wrote, not the whole world.
+        if self._texts is None:
+            base = self.base._table_texts() if self.base is not None else {}
+            shared = self.base.rows if self.base is not None else {}
+            self._texts = {
+                t: base[t] if t in base and rows is shared.get(t) else table_text(t, rows)
+                for t, rows in self.rows.items()
+                if rows
+            }
+        return self._texts
+
     def hash(self) -> str:
-        """Sha256 of the canonical form (64 hex chars); cached."""
+        """Sha256 of the canonical form (64 hex chars; `state_hash`); cached."""
         if self._hash is None:
-            self._hash = state_hash(self.rows)
+            texts = self._table_texts()
+            self._hash = hash_texts([texts[t] for t in sorted(texts)])
         return self._hash
 
     def __eq__(self, other: object) -> bool:

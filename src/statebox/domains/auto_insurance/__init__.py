@@ -13,7 +13,10 @@ from statebox.world import ExcludedField, FieldPolicy
 
 __all__ = ["DOMAIN"]
 
-_FREE_TEXT = "free text; judged by rubric, not compared"
+_FREE_TEXT = (
+    "free text: its wording is not compared; the facts a task needs in it (ids, amounts, "
+    "dates, what happened) are read by that task's text checks"
+)
 
 DOMAIN = Domain.from_folder(
     "auto_insurance",

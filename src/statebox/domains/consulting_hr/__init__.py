@@ -15,7 +15,10 @@ from statebox.world import ExcludedField, FieldPolicy
 
 __all__ = ["DOMAIN"]
 
-_FREE_TEXT = "free text; judged by rubric, not compared"
+_FREE_TEXT = (
+    "free text: its wording is not compared; the facts a task needs in it (ids, amounts, "
+    "dates, what happened) are read by that task's text checks"
+)
 
 DOMAIN = Domain.from_folder(
     "consulting_hr",
@@ -31,7 +34,8 @@ DOMAIN = Domain.from_folder(
             ExcludedField(
                 table="expense_claims",
                 column="description",
-                reason="free text the employee words; amount, category and date are compared",
+                reason="free text in the employee's words: not compared; amount, category and "
+                "date are, and the task's text checks read what the expense was",
             ),
         )
     ),

@@ -13,7 +13,10 @@ from statebox.world import ExcludedField, FieldPolicy
 
 __all__ = ["DOMAIN"]
 
-_FREE_TEXT = "free text; judged by rubric, not compared"
+_FREE_TEXT = (
+    "free text: its wording is not compared; the facts a task needs in it (ids, amounts, "
+    "dates, what happened) are read by that task's text checks"
+)
 
 DOMAIN = Domain.from_folder(
     "neobank_it",
@@ -27,17 +30,20 @@ DOMAIN = Domain.from_folder(
             ExcludedField(
                 table="access_requests",
                 column="justification",
-                reason="free text in the employee's words; role, system and days are compared",
+                reason="free text in the employee's words: not compared; role, system and days "
+                "are, and the task's text checks read the need it must pass on",
             ),
             ExcludedField(
                 table="notifications",
                 column="body",
-                reason="free-text addition to a template; recipient and template are compared",
+                reason="optional free-text addition to a template, left to the agent (tasks "
+                "declare it dont_care); recipient, template and related id are compared",
             ),
             ExcludedField(
                 table="security_incidents",
                 column="description",
-                reason="free text; category, severity and device are compared",
+                reason="free text: not compared; category, severity and device are, and the "
+                "task's text checks read what happened (hours missing, what was clicked)",
             ),
             ExcludedField(table="tickets", column="subject", reason=_FREE_TEXT),
         )

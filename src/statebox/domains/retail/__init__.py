@@ -14,8 +14,8 @@ from statebox.world import ExcludedField, FieldPolicy
 __all__ = ["DOMAIN"]
 
 _FREE_TEXT = (
-    "free text written by the agent: its wording is not a business fact, so it is not "
-    "compared (a task that cares declares a response rubric)"
+    "free text: its wording is not compared; the facts a task needs in it (ids, amounts, "
+    "dates, what happened) are read by that task's text checks"
 )
 DOMAIN = Domain.from_folder(
     "retail",

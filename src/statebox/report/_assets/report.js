@@ -60,7 +60,8 @@
     return c.label + " (" + c.entries.join(", ") + ")";
   }).join(" · ") + " — generated " + DATA.generated_at;
   document.getElementById("bootstrap-note").textContent = "Intervals: " + S.bootstrap +
-    ". System errors count as failed trials; the figure excluding them is shown beside, named.";
+    ". System errors and unjudged rubric questions count as failed trials; the figures " +
+    "excluding them are shown beside, named.";
 
   var summaryDiv = document.getElementById("summary-tables");
   var first = S.agents[ENTRIES[0]];
@@ -89,6 +90,14 @@
       var ex = s.excluding_system_errors;
       rows.push(["pass@1 excluding system errors", cell(ex.overall.pass_at_1, ciOf(ex, "pass_at_1"))]
         .concat(domains.map(function (d) { return cell((ex.by_domain[d] || {}).pass_at_1, ciOf(ex, "pass_at_1", d)); })));
+    }
+    if (s.trials_with_skipped_checks && s.state_only_tasks) {
+      var so = s.state_only_tasks;
+      rows.push(["pass@1 over state-only tasks (no unjudged rubric question)", cell(so.overall.pass_at_1, null)]
+        .concat(domains.map(function (d) { return cell((so.by_domain[d] || {}).pass_at_1, null); })));
+    }
+    if (s.ci && s.ci.unit) {
+      perEntry.appendChild(el("p", { cls: "note", text: name + ": intervals resample " + s.ci.unit }));
     }
     perEntry.appendChild(el("h3", { text: name + ": " + s.tasks + " tasks, " + s.trials +
       " trials, k = " + s.k + (s.system_errors ? ", " + s.system_errors + " system errors" : "") }));
@@ -239,7 +248,7 @@
         ", called a mutating tool " + v.flags.called_mutating_tool + ", last tool result ok " + v.flags.last_tool_ok }));
       detail.appendChild(el("h4", { text: "Checks" }));
       detail.appendChild(table(["check", "result", "detail"], v.checks.map(function (c) {
-        return [c.name, c.error ? "error" : c.skipped ? "skipped" : c.passed ? "pass" : "FAIL", c.detail];
+        return [c.name, c.error ? "error" : c.skipped ? "unjudged" : c.passed ? "pass" : "FAIL", c.detail];
       })));
     }
     detail.appendChild(el("h4", { text: "Transcript and tool calls" }));
