@@ -11,7 +11,8 @@ The gateway runs in-process on 127.0.0.1 (port 0) on the campaign's event loop,
 started on the first turn and stopped by `HttpAgentFactory.aclose` (the runner calls
 it when the campaign ends). Turn requests are never retried: a retry could repeat the
 agent's tool calls. An unreachable agent, an HTTP error or a malformed answer raises
-`ModelEndpointError` (the trial becomes a system error).
+`ModelEndpointError` (the trial becomes a system error); so does a server that failed
+under one of the agent's tool calls (`BackendError`, after the turn).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from pydantic import ValidationError
 from statebox._model import Model
 from statebox.agents import Agent, TrialContext
 from statebox.episode import Action, End, Episode, MessageUser, Observation
-from statebox.errors import ConfigError, ModelEndpointError
+from statebox.errors import BackendError, ConfigError, ModelEndpointError
 from statebox.serve._app import BackgroundServer, ServeApp
 from statebox.serve._sessions import Session
 
@@ -110,6 +111,10 @@ class _HttpAgent:
             ),
         )
         answer = await self._factory.send(request)
+        if self._session.system_error is not None:
+            # A server failed under one of the agent's calls: the trial is a system error.
+            self._factory.detach(self._session)
+            raise BackendError(self._session.system_error)
         self._messages.append(ChatMessage(role="assistant", content=answer.text))
         if answer.action == "end" or self._episode.done:
             self._factory.detach(self._session)
