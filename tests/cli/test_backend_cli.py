@@ -40,7 +40,7 @@ def test_run_backend_oracle_passes_and_resumes(tmp_path: Path) -> None:
     assert summary["field_policy"][0]["column"] == "body"  # the backend file's policy
     again = CliRunner().invoke(app, ["run", "--out", str(out), "--resume"])
     assert again.exit_code == 0, again.output
-    assert "0 trials run, 1 resumed" in again.output
+    assert "nothing left to run: all 1 trials are done" in again.output
 
 
 def test_tasks_validate_backend_prints_check_strength() -> None:

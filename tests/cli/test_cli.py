@@ -234,7 +234,8 @@ def test_run_into_an_existing_campaign_needs_resume(cli: CliRunner, tmp_path: Pa
         ],
     )
     assert resumed.exit_code == 0
-    assert "0 trials run, 9 resumed" in flat(resumed.stderr)
+    assert "9 of 9 planned trials, 9 passed" in flat(resumed.stderr)
+    assert "(nothing left to run)" in flat(resumed.stderr)
 
 
 def test_run_policy_mode_reaches_the_manifest_and_a_resume_keeps_it(
@@ -247,7 +248,7 @@ def test_run_policy_mode_reaches_the_manifest_and_a_resume_keeps_it(
     base = ["run", "--out", str(out), "--domain", TOY_REF, "--resume"]
     kept = cli.invoke(app, base)
     assert kept.exit_code == 0, kept.output
-    assert "0 trials run, 9 resumed" in flat(kept.stderr)
+    assert "nothing left to run: all 9 trials are done" in flat(kept.stderr)
     changed = cli.invoke(app, [*base, "--policy-mode", "prompt"])
     assert changed.exit_code == 1
     assert "policy mode prompt differs from the campaign's search" in flat(changed.stderr)

@@ -116,3 +116,35 @@ def test_compare_warns_when_trial_counts_differ(cli: CliRunner, tmp_path: Path) 
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "3 shared tasks ran a different number of trials (A: [4], B: [2])" in text
+
+
+@pytest.mark.parametrize("content", [None, "", "# only a comment\n", "---\n"])
+def test_validating_zero_tasks_fails(cli: CliRunner, tmp_path: Path, content: str | None) -> None:
+    target = tmp_path / "tasks"
+    target.mkdir()
+    if content is not None:
+        target = target / "t.yaml"
+        target.write_text(content)
+    result = cli.invoke(app, ["tasks", "validate", str(target)])
+    assert result.exit_code == 1
+    assert f"{target}: no tasks found" in " ".join(result.output.split())
+
+
+def test_report_out_naming_a_directory_is_a_one_line_error(cli: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "c"
+    _run(cli, "--tasks", str(TOY_TASKS), "--agent", "oracle", "--trials", "1", "--out", str(out))
+    for fmt in ("table", "json", "html"):
+        result = cli.invoke(app, ["report", str(out), "--format", fmt, "--out", str(tmp_path)])
+        assert result.exit_code == 1, fmt
+        assert str(tmp_path) in result.output and "Traceback" not in result.output
+        assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_run_out_naming_a_file_is_a_one_line_error(cli: CliRunner, tmp_path: Path) -> None:
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    for out in (blocker, blocker / "c"):
+        result = cli.invoke(app, ["run", "--domain", TOY_REF, "--tasks", str(TOY_TASKS),
+                                  "--agent", "oracle", "--out", str(out)])  # fmt: skip
+        assert result.exit_code == 1 and str(out) in result.output
+        assert isinstance(result.exception, SystemExit)

@@ -97,4 +97,8 @@ def test_the_call_that_breaks_the_backend_stays_in_the_transcript(
         asyncio.run(go())
     last = episode.transcript[-1]
     assert last.kind == "tool_call" and last.call is not None and last.call.tool == "crash"
-    assert last.result is None
+    # Every call stays in the transcript with what became of it (issue 17, item 2).
+    assert last.result is not None and last.result.error is not None
+    assert last.result.error.kind == "internal_error"
+    assert "server exited" in last.result.error.message
+    assert episode.fault is not None and episode.done

@@ -1,4 +1,4 @@
-"""compare(): missing / wrong / extra, for inserts, updates and deletes (DESIGN §5.3)."""
+"""compare(): missing / wrong / extra, for inserts, updates and deletes (docs/design.md §6.3)."""
 
 from __future__ import annotations
 

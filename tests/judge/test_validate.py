@@ -1,4 +1,4 @@
-"""Task validation: golden replay, do-nothing, mutants and check strength (DESIGN §4)."""
+"""Task validation: golden replay, do-nothing, mutants and check strength (docs/design.md §5)."""
 
 from __future__ import annotations
 

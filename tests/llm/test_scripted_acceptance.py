@@ -72,7 +72,10 @@ def test_kill_the_model_server_mid_run_then_retry_errors(tmp_path: Path) -> None
     assert {e.type for e in errors} == {"ModelEndpointError"}
     assert f"{n_errors} system errors" in " ".join(err.split())
 
-    server, url = _start_server(tmp_path)  # a new port: the agent id leaves it out
+    # The same endpoint again: a base URL decides which model answers, so a resume that
+    # changed it would be refused (issue 17, item 4).
+    server, again = _start_server(tmp_path, "--port", url.rsplit(":", 1)[1].split("/")[0])
+    assert again == url
     try:
         rerun = _run(url, out, "--resume", "--retry-errors")
         stdout, err = rerun.communicate(timeout=300)
@@ -80,7 +83,7 @@ def test_kill_the_model_server_mid_run_then_retry_errors(tmp_path: Path) -> None
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=10)
     assert rerun.returncode == 0, err
-    assert f"{n_errors} trials run" in " ".join(err.split())
+    assert f" resumed, {n_errors} run now, 0 of them system errors)" in " ".join(err.split())
     final = read_results(out)
     assert len(final) == len(first)
     assert all(r.status == TrialStatus.PASSED for r in final)

@@ -57,9 +57,9 @@ def test_report_table_of_several_runs_to_a_file(
     assert "base:agent" in text and "worse:agent" in text
     assert "pass^5 (unbiased, tau-bench)" in text
     assert "retention (observed 5/5 ÷ pass@1)" in text
-    assert "0.667 [" in text  # observed 5/5 of base with its interval
+    assert re.search(r"0\.667 +", text) and "–" in text  # observed 5/5, interval below it
     assert "cost Pareto frontier" in text
-    assert "weak-evaluator table" in text
+    assert "weak evaluator: failed trials a tool-call grader would pass" in text
 
 
 def test_report_html_writes_one_offline_file(cli: CliRunner, runs: tuple[Path, Path]) -> None:
@@ -155,4 +155,4 @@ def test_fault_rates_compare_in_the_right_direction(cli: CliRunner, tmp_path: Pa
     assert p1["lift"] < -0.1 and p1["interval"][1] < 0 and p1["test"]["p_value"] < 0.001
     report = cli.invoke(app, ["report", str(tmp_path / "low")])
     assert report.exit_code == 0
-    assert "pass^3 (unbiased, tau-bench)" in report.stdout and " [" in report.stdout
+    assert "pass^3 (unbiased, tau-bench)" in report.stdout and "–" in report.stdout

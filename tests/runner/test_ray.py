@@ -242,7 +242,8 @@ def test_a_postgres_backend_runs_on_ray_sharing_the_drivers_server(
 
     asyncio.run(go())
     records = read_results(tmp_path / "run")
-    assert [(r.trial, str(r.status)) for r in records] == [(0, "passed"), (1, "passed")]
+    # Records are written in completion order (two trials run at once).
+    assert sorted((r.trial, str(r.status)) for r in records) == [(0, "passed"), (1, "passed")]
     assert all(r.verdict and r.verdict.actual_effects for r in records)
     assert databases() == before  # the worker dropped its templates and clones
 

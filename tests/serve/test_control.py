@@ -85,7 +85,8 @@ def test_operator_creates_talks_judges_reads_effects_and_tears_down() -> None:
             assert r.status_code == 404
             r = await s.http.post("/control/sessions", json={"task_id": "nope.x"}, headers=auth())
             assert r.status_code == 400 and "unknown task" in r.json()["error"]
-            r = await s.http.post("/control/sessions", content=b"{oops", headers=auth())
+            json_type = {**auth(), "Content-Type": "application/json"}
+            r = await s.http.post("/control/sessions", content=b"{oops", headers=json_type)
             assert r.status_code == 400
 
     asyncio.run(go())

@@ -108,7 +108,7 @@ def test_tool_outside_the_allowlist_is_refused_without_state_change() -> None:
     asyncio.run(go())
 
 
-def test_lifecycle_and_reserved_names_are_refused_by_name_and_never_reach_the_episode() -> None:
+def test_lifecycle_and_reserved_names_are_refused_by_name_and_recorded_as_refused_steps() -> None:
     async def go() -> None:
         async with serving() as s:
             info = await create(s, "toy.transfer.train.001")
@@ -120,8 +120,11 @@ def test_lifecycle_and_reserved_names_are_refused_by_name_and_never_reach_the_ep
                     assert "lifecycle" in text_of(r)
                 listed = {t.name for t in (await m.list_tools()).tools}
             assert not any(is_reserved_name(n) for n in listed)
-            # Nothing reached the episode: only the opening is in the transcript.
-            assert [e["kind"] for e in await _transcript(s, info["session_id"])] == ["user_message"]
+            # No tool ran, yet every call is in the transcript with its refusal (issue 17).
+            events = await _transcript(s, info["session_id"])
+            assert [e["kind"] for e in events] == ["user_message"] + ["tool_call"] * len(RESERVED)
+            assert [e["call"]["tool"] for e in events[1:]] == list(RESERVED)
+            assert all(e["result"]["error"]["kind"] == "not_allowed" for e in events[1:])
             assert (await _verdict(s, info["session_id"]))["verdict"]["actual_effects"] == []
 
     asyncio.run(go())
@@ -210,7 +213,9 @@ def test_oversized_request_gets_413_without_state_change() -> None:
             r = await s.http.post(info["mcp_url"], json=call, headers=h)
             assert r.status_code == 413
             r = await s.http.post(
-                "/control/sessions", content=b"{" + b" " * 10_000 + b"}", headers=auth()
+                "/control/sessions",
+                content=b"{" + b" " * 10_000 + b"}",
+                headers={**auth(), "Content-Type": "application/json"},
             )
             assert r.status_code == 413
             assert len(await _transcript(s, info["session_id"])) == 1

@@ -170,3 +170,31 @@ def test_openenv_routes_answer_503_until_tasks_load() -> None:
                 assert (await env.reset(seed=0)).observation.kind == "start"
 
     asyncio.run(go())
+
+
+def test_a_tool_argument_sqlite_cannot_bind_is_a_refusal_in_the_transcript_not_a_500() -> None:
+    from fixtures.hostile import store_blob
+    from fixtures.toy import SCHEMA, SEED, TOOLS
+    from statebox.domains import Domain
+    from statebox.serve import TaskCatalog
+
+    domain = Domain(name="toy", schema_sql=SCHEMA, seed=SEED, tools=[*TOOLS, store_blob], policy="")
+
+    async def go() -> None:
+        async with serving(lambda: TaskCatalog(serve_tasks(), {"toy": domain}), openenv=True) as s:
+            r = await s.http.post("/openenv/reset", json={"task_id": "toy.freeze.train.001"})
+            eid = r.json()["observation"]["episode_id"]
+            step = {
+                "kind": "call_tool",
+                "tool": "store_blob",
+                "args": {"account_id": "A1", "payload": 2**63},
+            }
+            r = await s.http.post("/openenv/step", json={"action": step, "episode_id": eid})
+            assert r.status_code == 200  # was 500 (OverflowError inside SQLite)
+            result = r.json()["observation"]["tool_result"]
+            assert result["ok"] is False and result["error"]["kind"] == "invalid_arguments"
+            session = s.app._openenv.live[eid]
+            (event,) = [e for e in session.episode.transcript if e.kind == "tool_call"]
+            assert event.result is not None and event.result.error is not None
+
+    asyncio.run(go())

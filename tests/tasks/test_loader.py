@@ -118,7 +118,7 @@ def test_unknown_key() -> None:
     assert err.file is not None and err.file.endswith("unknown_key.yaml")
     assert err.task_id == "toy.keys.unknown.001"
     assert err.field == "expected_state"
-    assert "Extra inputs are not permitted" in err.reason
+    assert err.reason == "unknown key 'expected_state'"
 
 
 def test_missing_user_opening_names_the_second_task() -> None:
@@ -161,7 +161,11 @@ def test_invalid_yaml() -> None:
         ({"golden": []}, "golden", "declare read_only"),
         ({"split": "dev"}, "split", "'test' or 'train'"),
         ({"user": {"opening": "hi", "facts": {"a": [1]}}}, "user.facts.a", ""),
-        ({"golden": [{"tool": "x", "arguments": {}}]}, "golden[0].arguments", "Extra inputs"),
+        (
+            {"golden": [{"tool": "x", "arguments": {}}]},
+            "golden[0].arguments",
+            "unknown key 'arguments' (did you mean 'args'?)",
+        ),
         ({"checks": {"state": "exact"}}, "checks.state", "'golden' or 'none'"),
         (
             {"checks": {"invariants": [{"sql": "select 1"}]}},
@@ -209,3 +213,52 @@ def test_union_member_tags_are_not_reported_as_fields(tmp_path: Path) -> None:
     with pytest.raises(TaskSpecError) as info:
         load_tasks(bad)
     assert info.value.field == "user.facts.a"
+
+
+# Issue 17, item 7: a misspelt key is an unknown key (with a hint), not a missing field.
+@pytest.mark.parametrize(
+    ("change", "field", "reason"),
+    [
+        ({"golde": BASE["golden"]}, "golde", "unknown key 'golde' (did you mean 'golden'?)"),
+        ({"user": {"openning": "hi"}}, "user.openning", "did you mean 'opening'?"),
+        ({"checks": {"invarients": []}}, "checks.invarients", "did you mean 'invariants'?"),
+        ({"zzz": 1}, "zzz", "unknown key 'zzz'"),
+    ],
+)
+def test_a_misspelt_key_is_reported_as_unknown_with_a_hint(
+    change: dict, field: str, reason: str
+) -> None:
+    item = {**BASE, **change}
+    if "golde" in change:
+        del item["golden"]
+    with pytest.raises(TaskSpecError) as info:
+        parse_tasks([item], file="inline.yaml")
+    assert info.value.field == field
+    assert reason in info.value.reason
+    assert "missing" not in info.value.reason.lower()
+
+
+@pytest.mark.parametrize("now", [12345, 1.5, "12345", "yesterday", True])
+def test_now_must_be_an_iso_timestamp(now: object) -> None:
+    with pytest.raises(TaskSpecError) as info:
+        parse_tasks([{**BASE, "now": now}], file="inline.yaml")
+    assert info.value.field == "now" and "ISO 8601" in info.value.reason
+
+
+def test_unquoted_yaml_timestamps_still_load(tmp_path: Path) -> None:
+    text = yaml.safe_dump(BASE).replace("'2025-10-01T13:00:00+00:00'", "2025-10-01T13:00:00Z")
+    (tmp_path / "t.yaml").write_text(text)
+    assert load_tasks(tmp_path)[0].now == datetime(2025, 10, 1, 13, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "content", [b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe", "caf\xe9: 1\n".encode("latin-1")]
+)
+def test_a_binary_or_non_utf8_task_file_is_a_one_line_error_naming_it(
+    tmp_path: Path, content: bytes
+) -> None:
+    path = tmp_path / "tasks.yaml"
+    path.write_bytes(content)
+    err = spec_error(path)
+    assert err.file == str(path) and "UTF-8" in err.reason
+    assert "\n" not in str(err)

@@ -90,17 +90,22 @@ def test_lifecycle_nulls_and_fresh_process_rule(
 def test_init_errors_crash_and_time_limit() -> None:
     async def main() -> None:
         slow = tiny_shop(TINY_SHOP_CALL_DELAY_S="30")  # get_order sleeps; nothing else does
-        a, b = await asyncio.gather(
-            McpProcess.start(slow, call_timeout_s=0.5), McpProcess.start(slow)
+        # c has the default call limit: its rejected init imports the Typesense client
+        # first, which can take longer than a's deliberately short limit.
+        a, b, c = await asyncio.gather(
+            McpProcess.start(slow, call_timeout_s=0.5),
+            McpProcess.start(slow),
+            McpProcess.start(slow),
         )
         try:
             # An init the server rejects: its message, and the process is spent anyway.
             with pytest.raises(BackendError, match="search service unavailable"):
-                await a.reserved_init({"sources": [{"name": "faq.md"}]})
+                await c.reserved_init({"sources": [{"name": "faq.md"}]})
             with pytest.raises(BackendError, match="fresh process per trial"):
-                await a.reserved_init({})
+                await c.reserved_init({})
             with pytest.raises(BackendError, match="__reserved__geteffects failed: not init"):
-                await a.geteffects()
+                await c.geteffects()
+            await a.reserved_init({})
             await b.reserved_init({})
 
             async def time_limit() -> None:
@@ -130,8 +135,8 @@ def test_init_errors_crash_and_time_limit() -> None:
         finally:
             a.close()
             a.close()  # idempotent
-            await asyncio.gather(a.aclose(), b.aclose())
-        assert gone(a.pid) and gone(b.pid)
+            await asyncio.gather(a.aclose(), b.aclose(), c.aclose())
+        assert gone(a.pid) and gone(b.pid) and gone(c.pid)
 
     asyncio.run(main())
 

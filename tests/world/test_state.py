@@ -1,4 +1,7 @@
-"""The canonical form: one normalisation behind hash, effects and comparison (DESIGN §3.3-4)."""
+"""The canonical form: one normalisation behind hash, effects and comparison.
+
+See docs/design.md §4, invariants 3-4.
+"""
 
 from __future__ import annotations
 

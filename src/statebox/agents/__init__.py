@@ -9,7 +9,7 @@ from statebox.agents._llm import (
     LLMAgentFactory,
 )
 from statebox.agents._oracle import FaultInjectionFactory, FaultRates, OracleFactory
-from statebox.agents._protocol import Agent, AgentFactory, TrialContext
+from statebox.agents._protocol import Agent, AgentError, AgentFactory, TrialContext
 from statebox.agents._sleepy import SLEEPY_MODEL, SleepyFactory, SleepyOptions
 
 __all__ = [
@@ -18,6 +18,7 @@ __all__ = [
     "SLEEPY_MODEL",
     "THINK_GUIDANCE",
     "Agent",
+    "AgentError",
     "AgentFactory",
     "AgentLimitReached",
     "FaultInjectionFactory",

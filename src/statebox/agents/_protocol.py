@@ -7,7 +7,16 @@ from typing import Any, NamedTuple, Protocol, runtime_checkable
 from statebox.episode import Action, Episode, Observation
 from statebox.tasks import Task
 
-__all__ = ["Agent", "AgentFactory", "TrialContext"]
+__all__ = ["Agent", "AgentError", "AgentFactory", "TrialContext"]
+
+
+class AgentError(Exception):
+    """The agent under evaluation answered outside its protocol (malformed, oversized).
+
+    Whatever an agent sends is the agent's doing: the runner ends the episode with
+    ``agent_error`` and judges it (the trial fails), never a system error that
+    ``--retry-errors`` would re-run.
+    """
 
 
 class TrialContext(NamedTuple):

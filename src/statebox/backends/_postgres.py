@@ -27,7 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from statebox.backends._database import Template, template_key
 from statebox.backends._rows import Table, apply_rows
-from statebox.backends._values import pg_value
+from statebox.backends._values import json_document, pg_value
 from statebox.errors import BackendError, ConfigError
 from statebox.tasks import StatePatch
 from statebox.world import Scalar, State, WorldQueryError
@@ -122,6 +122,13 @@ def read_tables(
     return tables
 
 
+def canonical_json(conn: psycopg.Connection[Any]) -> None:
+    """Make ``conn`` read json/jsonb as documents (`JsonDocument`), never bare scalars."""
+    from psycopg.types.json import set_json_loads
+
+    set_json_loads(json_document, conn)
+
+
 def snapshot(
     conn: psycopg.Connection[Any],
     schemas: Sequence[str],
@@ -133,6 +140,7 @@ def snapshot(
     Tables whose rows equal ``base``'s share ``base``'s objects (comparisons skip them).
     """
     rows: dict[str, dict[tuple[Scalar, ...], dict[str, Scalar]]] = {}
+    canonical_json(conn)
     with conn.transaction():
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
         tables = read_tables(conn, schemas, ignored)
@@ -184,6 +192,7 @@ class PostgresWorld:
             import psycopg
 
             self._conn = psycopg.connect(self.url, autocommit=True)
+            canonical_json(self._conn)
         return self._conn
 
     def state(self, base: State | None = None) -> State:

@@ -41,7 +41,7 @@ from typing import Any, Literal
 
 from statebox.world import Scalar, canonical_value
 
-__all__ = ["SqliteType", "pg_value", "sqlite_type", "sqlite_value"]
+__all__ = ["JsonDocument", "SqliteType", "json_document", "pg_value", "sqlite_type", "sqlite_value"]
 
 SqliteType = Literal[
     "plain", "boolean", "numeric", "timestamptz", "timestamp", "date", "uuid", "json"
@@ -69,8 +69,30 @@ def _instant(value: datetime) -> str:
     return value.astimezone(UTC).isoformat()
 
 
+class JsonDocument:
+    """A json/jsonb value as the driver parsed it: a document, whatever its top level.
+
+    psycopg parses json ``false`` to ``False`` and ``1`` to ``1``, which `pg_value`
+    alone would read as the integers SQLite gives a boolean; the column's type says
+    it is a document (a SQLite json column keeps ``false`` as text), so it becomes
+    JSON text like any other document.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def json_document(text: str | bytes) -> JsonDocument:
+    """The driver's json/jsonb loader (``psycopg.types.json.set_json_loads``)."""
+    return JsonDocument(json.loads(text))
+
+
 def _json_value(value: Any) -> Any:
     """A JSON-ready value whose scalars follow the canonical rules."""
+    if isinstance(value, JsonDocument):
+        return _json_value(value.value)
     if isinstance(value, dict):
         return {str(k): _json_value(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -97,6 +119,8 @@ def pg_value(value: Any) -> Scalar:
     """
     if value is None or isinstance(value, str):
         return value
+    if isinstance(value, JsonDocument):
+        return _json_text(value.value)
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, int):
@@ -171,6 +195,9 @@ def sqlite_value(value: Any, kind: SqliteType) -> Scalar:
             return _number(Decimal(value.strip()))
         except InvalidOperation:
             return value
+    if kind == "json" and isinstance(value, int | float):
+        # A JSON column has NUMERIC affinity: SQLite stores the document `1` as 1.
+        return _json_text(value)
     if not isinstance(value, str):
         return canonical_value(value)
     if kind in ("timestamptz", "timestamp"):

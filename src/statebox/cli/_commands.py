@@ -5,15 +5,23 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, NamedTuple
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 
 from statebox.cli._app import PolicyModeOption, app, err_console, handled
+from statebox.cli._resume import (
+    Planned,
+    domain_refs_for_manifest,
+    read_planned,
+    run_verdict_settings,
+)
 from statebox.errors import ConfigError, StateboxError
 
 # Off a terminal rich assumes 80 columns, which folds task ids; logs can be wider.
@@ -52,22 +60,26 @@ def _campaign_rows(directories: Path | list[Path]) -> list[Any]:
         rows = read_trial_rows(d)
         if not rows:
             raise ConfigError(f"{d}: no trial records yet")
-        _note_incomplete(d, len(rows))
+        trials = _note_incomplete(d, len(rows))
         # Two directories with one name are told apart by their full path.
         label = name if names.count(name) == 1 else str(d)
-        campaigns.append(CampaignRows(label, d, rows))
+        campaigns.append(CampaignRows(label, d, rows, trials))
     return campaigns
 
 
-def _note_incomplete(directory: Path, present: int) -> None:
-    """Say so when a campaign holds fewer trials than its manifest planned."""
+def _note_incomplete(directory: Path, present: int) -> int | None:
+    """Say so when a campaign holds fewer trials than its manifest planned.
+
+    Returns:
+        The planned trials per task (the report's k), or None without a manifest.
+    """
     from statebox.errors import ResultsFormatError
     from statebox.records import read_manifest
 
     try:
         m = read_manifest(directory)
     except ResultsFormatError:
-        return  # no manifest (hand-made results): nothing planned to compare with
+        return None  # no manifest (hand-made results): nothing planned to compare with
     planned = len(m.task_ids) * len(m.agents) * m.trials
     if present < planned:
         err_console.print(
@@ -75,6 +87,22 @@ def _note_incomplete(directory: Path, present: int) -> None:
             f"cover only those (finish it with: statebox run --out {directory} --resume)",
             style="yellow",
         )
+    return m.trials
+
+
+def _campaign_domain_refs(directories: list[Path]) -> list[str]:
+    """The ``--domain`` references the campaigns ran with (recorded in their manifests)."""
+    from statebox.errors import ResultsFormatError
+    from statebox.records import read_manifest
+
+    refs: list[str] = []
+    for d in directories:
+        try:
+            recorded = read_manifest(d).settings.get("domain_refs") or []
+        except ResultsFormatError:
+            continue
+        refs += [str(r) for r in recorded if str(r) not in refs]
+    return refs
 
 
 def _external_domains(directories: list[Path]) -> set[str]:
@@ -241,12 +269,14 @@ def run(
         ),
     ] = None,
     drop_sources: Annotated[
-        bool,
+        bool | None,
         typer.Option(
+            "--drop-sources/--keep-sources",
             help="No search service: drop knowledge-base sources, hide the policy search.",
             rich_help_panel="ThinkingBox datasets",
+            show_default="keep",
         ),
-    ] = False,
+    ] = None,
     hide_tool: Annotated[
         list[str] | None,
         typer.Option(
@@ -254,22 +284,24 @@ def run(
         ),
     ] = None,
     warm_pool: Annotated[
-        int,
+        int | None,
         typer.Option(
             min=0,
             max=64,
             help="Server processes kept started per server, at most --concurrency "
             "(0: start each on demand).",
             rich_help_panel="ThinkingBox datasets",
+            show_default="2",
         ),
-    ] = 2,
+    ] = None,
     check_timeout: Annotated[
-        float,
+        float | None,
         typer.Option(
             min=1.0,
             max=3600.0,
             help="Seconds one check function may run.",
             rich_help_panel="ThinkingBox datasets",
+            show_default="60",
         ),
     ] = 60.0,
     backend: Annotated[
@@ -332,12 +364,13 @@ def run(
     from statebox.settings import Settings
     from statebox.tasks import load_tasks
 
+    planned: Planned | None = None
     if resume:
         if out is None:
             raise ConfigError("--resume needs --out DIR")
         # A resume continues the campaign as planned: what the flags leave out comes from
         # its manifest, never from defaults (5 trials would silently shrink a 20-trial plan).
-        planned = _planned(out)
+        planned = read_planned(out)
         trials = trials if trials is not None else planned.trials
         seed = seed if seed is not None else planned.seed
         concurrency = concurrency if concurrency is not None else planned.concurrency
@@ -351,6 +384,7 @@ def run(
             suite, tasks = planned.suite, planned.tasks
         agent = agent or planned.agents
         preset = preset or planned.preset
+        domain = domain or planned.domains
     flags: dict[str, Any] = {
         "suite": suite,
         "trials": trials,
@@ -366,6 +400,8 @@ def run(
         "think": think,
         "tool_timeout_s": tool_timeout,
     }
+    if planned is not None:
+        flags = planned.restore(flags)
     from statebox.cli._preset import apply_preset
 
     preset_applied = apply_preset(preset, flags)
@@ -389,7 +425,7 @@ def run(
             files=tuple(p.resolve() for p in backend),
             postgres_url=postgres_url,
             server_python=server_python,
-            warm=warm_pool,
+            warm=2 if warm_pool is None else warm_pool,
         )
     tb: TbOptions | None = None
     if policy_mode is not None and (thinkingbox is not None or (resume and tb_planned)):
@@ -404,33 +440,29 @@ def run(
             names=test,
             servers=tb_servers,
             server_python=server_python,
-            drop_sources=drop_sources,
+            drop_sources=bool(drop_sources),
             hidden_tools=hide_tool,
-            warm=warm_pool,
-            check_timeout_s=check_timeout,
+            warm=2 if warm_pool is None else warm_pool,
+            check_timeout_s=60.0 if check_timeout is None else check_timeout,
             typesense_url=typesense_url,
             fork_server=fork_server,
             tool_timeout_s=tool_timeout_s,
         )
     elif resume and tb_planned is not None:
-        tb = tb_planned
-        given = [
-            flag
-            for flag, value in (
-                ("--test-list", test_list),
-                ("--test", test),
-                ("--tb-servers", tb_servers),
-                ("--server-python", server_python),
-                ("--hide-tool", hide_tool),
-                ("--typesense-url", typesense_url),
-            )
-            if value
-        ]
-        if given:
-            raise ConfigError(
-                f"{', '.join(given)}: a resume runs the campaign's own ThinkingBox options "
-                "(from its manifest); to change them use a new --out"
-            )
+        tb = _resumed_dataset(
+            tb_planned,
+            {
+                "--test-list": test_list,
+                "--test": test,
+                "--tb-servers": tb_servers,
+                "--server-python": server_python,
+                "--hide-tool": hide_tool,
+                "--typesense-url": typesense_url,
+            },
+            drop_sources=drop_sources,
+            check_timeout=check_timeout,
+            warm_pool=warm_pool,
+        )
     elif test_list or test:
         raise ConfigError("--test-list and --test select ThinkingBox tests; add --thinkingbox")
     from statebox.cli._models import run_models
@@ -495,8 +527,10 @@ def run(
             **evaluation,
             **({"backends": db.to_manifest()} if db else {}),
             **({"preset": preset_applied.manifest} if preset_applied.manifest else {}),
+            **({"domain_refs": domain_refs_for_manifest(domain)} if domain else {}),
         },
         policy_mode=None if policy_mode is None else policy_mode.value,
+        verdict_settings=run_verdict_settings(settings),
     )
     from statebox.cli._progress import make_progress
     from statebox.cli._scale import executor_for
@@ -526,20 +560,17 @@ def run(
                 await db_run.aclose()
 
     result = asyncio.run(go())
-    err_console.print(
-        f"campaign {result.directory}: {result.ran} trials run, {result.skipped} resumed, "
-        f"{result.system_errors} system errors",
-        highlight=False,
-    )
     if result.system_errors:
         _first_errors(out)
-    summary = _summary(out, None, registry)
+    campaigns = _campaign_rows(out)
+    summary = _summary(out, None, registry, campaigns=campaigns)
     if json_out:
         typer.echo(json.dumps(summary, indent=2))
     else:
         from statebox.report import print_summary
 
         print_summary(summary, out_console)
+    _footer(result, campaigns[0].rows)
     if result.ran and result.system_errors == result.ran:
         # Nothing was judged: a misconfigured run must not look like a finished one.
         err_console.print(
@@ -547,6 +578,45 @@ def run(
             f"then: statebox run --out {out} --resume --retry-errors"
         )
         raise typer.Exit(1)
+
+
+def _footer(result: Any, rows: list[Any]) -> None:
+    """The last lines of a run: the campaign's own counts, where it is, what to run next."""
+    import shlex
+
+    from statebox.records import TrialStatus
+
+    out = shlex.quote(str(result.directory))
+    counts = {s: sum(1 for r in rows if r.status == s) for s in TrialStatus}
+    resumed = f"{result.skipped} resumed, " if result.skipped else ""
+    now = (
+        "nothing left to run"
+        if not result.ran
+        else f"{resumed}{result.ran} run now, {result.system_errors} of them system errors"
+    )
+    err_console.print(
+        f"campaign {result.directory}: {len(rows)} of {result.planned} planned trials, "
+        f"{counts[TrialStatus.PASSED]} passed, {counts[TrialStatus.FAILED]} failed, "
+        f"{counts[TrialStatus.SYSTEM_ERROR]} system errors ({now})",
+        highlight=False,
+        soft_wrap=True,
+    )
+    failed = next((r for r in rows if r.status == TrialStatus.FAILED), None)
+    failed = failed or next((r for r in rows if r.status == TrialStatus.SYSTEM_ERROR), None)
+    lines = ["next:"]
+    if failed is not None:
+        lines += ["  one failed trial, in full:", f"    statebox show {out} {failed.trial_id}"]
+    lines += [
+        "  every figure, chart and transcript in one page:",
+        f"    statebox report {out} --format html",
+    ]
+    if counts[TrialStatus.SYSTEM_ERROR]:
+        lines += [
+            "  re-run the system errors once their cause is fixed:",
+            f"    statebox run --out {out} --resume --retry-errors",
+        ]
+    for line in lines:
+        err_console.print(line, highlight=False, soft_wrap=True)
 
 
 def _first_errors(out: Path, shown: int = 3) -> None:
@@ -563,68 +633,33 @@ def _first_errors(out: Path, shown: int = 3) -> None:
         err_console.print(f"... {len(seen) - shown} more kinds; see {out / 'errors.jsonl'}")
 
 
-class _Planned(NamedTuple):
-    trials: int
-    seed: int
-    suite: str | None
-    tasks: list[Path] | None
-    agents: list[str] | None
-    thinkingbox: Any = None  # TbOptions when the campaign ran a ThinkingBox dataset
-    concurrency: int | None = None
-    policy_mode: str | None = None  # None: each task's own
-    backends: dict[str, Any] | None = None  # settings.backends of a --backend campaign
-    preset: str | None = None
+def _resumed_dataset(
+    planned: Any,
+    fixed: dict[str, Any],
+    *,
+    drop_sources: bool | None,
+    check_timeout: float | None,
+    warm_pool: int | None,
+) -> Any:
+    """A ThinkingBox campaign's own options, with a new --warm-pool applied.
 
+    The dataset options decide the tasks and their verdicts: a resume never changes
+    them, and a flag that would is refused (never ignored).
 
-def _planned(out: Path) -> _Planned:
-    """What a campaign directory's manifest planned (for ``run --resume``)."""
-    from statebox.records import read_manifest
-
-    if not out.is_dir():
-        raise ConfigError(f"{out}: no such campaign directory to resume")
-    m = read_manifest(out)
-    source = m.task_source
-    specs = m.settings.get("agent_specs")
-    agents = [str(s) for s in specs] if isinstance(specs, list) and specs else None
-    tb = m.settings.get("thinkingbox")
-    raw = m.settings.get("concurrency")
-    concurrency = raw if isinstance(raw, int) else None
-    mode = m.settings.get("policy_mode")
-    policy_mode = mode if mode in {o.value for o in PolicyModeOption} else None
-    raw_preset = m.settings.get("preset")
-    preset = raw_preset.get("name") if isinstance(raw_preset, dict) else None
-    if isinstance(tb, dict):
-        from statebox.cli._thinkingbox import TbOptions
-
-        return _Planned(
-            m.trials,
-            m.seed,
-            None,
-            None,
-            agents,
-            TbOptions.from_manifest(tb),
-            concurrency,
-            policy_mode=policy_mode,
-            preset=preset,
+    Raises:
+        ConfigError: A dataset option is given, or differs from the campaign's.
+    """
+    given = [flag for flag, value in fixed.items() if value]
+    if drop_sources is not None and drop_sources != planned.drop_sources:
+        given.append("--drop-sources" if drop_sources else "--keep-sources")
+    if check_timeout is not None and check_timeout != planned.check_timeout_s:
+        given.append(f"--check-timeout {check_timeout:g}")
+    if given:
+        raise ConfigError(
+            f"{', '.join(given)}: a resume runs the campaign's own ThinkingBox options "
+            "(from its manifest); to change them use a new --out"
         )
-    backends = m.settings.get("backends")
-    backends = backends if isinstance(backends, dict) else None
-    suite = source.removeprefix("suite:") if source.startswith("suite:") else None
-    tasks = (
-        None if suite or source.startswith("backend:") else [Path(p) for p in source.split(", ")]
-    )
-    return _Planned(
-        m.trials,
-        m.seed,
-        suite,
-        tasks,
-        agents,
-        None,
-        concurrency,
-        policy_mode=policy_mode,
-        backends=backends,
-        preset=preset,
-    )
+    return planned if warm_pool is None else planned._replace(warm=warm_pool)
 
 
 @app.command()
@@ -639,19 +674,38 @@ def report(
     k: Annotated[int | None, typer.Option(help="k of pass@k and pass^k.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap intervals.")] = 0,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    domain: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Extra domain as module:ATTR or file.py:ATTR, for its field policy "
+            "(default: the campaigns' own --domain)."
+        ),
+    ] = None,
 ) -> None:
     """Reliability metrics with intervals, failure analysis and cost of one or more campaigns."""
     if resamples < 1:
         raise ConfigError("--resamples must be at least 1")
     campaigns = _campaign_rows(directories)
+    if domain is not None:
+        registry = _registry(domain)
+    else:  # the campaigns' own; one that no longer loads leaves its field policy unknown
+        registry = _registry(None)
+        from statebox.registry import load_domain_ref
+
+        for ref in _campaign_domain_refs(directories):
+            try:
+                registry.register_domain(load_domain_ref(ref))
+            except StateboxError as exc:
+                err_console.print(f"note: --domain {ref} of the campaign: {exc}")
     summary = _summary(
-        directories, k, _registry(None), seed=seed, resamples=resamples, campaigns=campaigns
+        directories, k, registry, seed=seed, resamples=resamples, campaigns=campaigns
     )
     if format == Format.html:
         from statebox.report import write_html_report
 
         target = out or directories[0] / "report.html"
-        write_html_report(summary, campaigns, target)
+        with _writing(target):
+            write_html_report(summary, campaigns, target)
         err_console.print(f"wrote {target}", highlight=False)
         return
     if format == Format.json:
@@ -659,18 +713,30 @@ def report(
         if out is None:
             typer.echo(text)
             return
-        out.write_text(text + "\n", encoding="utf-8")
+        with _writing(out):
+            out.write_text(text + "\n", encoding="utf-8")
     else:
         from statebox.report import print_summary
 
         if out is None:
             print_summary(summary, out_console)
             return
-        with out.open("w", encoding="utf-8") as f:
+        with _writing(out), out.open("w", encoding="utf-8") as f:
             print_summary(
                 summary, Console(file=f, width=160, markup=False, emoji=False, highlight=False)
             )
     err_console.print(f"wrote {out}", highlight=False)
+
+
+@contextmanager
+def _writing(path: Path) -> Iterator[None]:
+    """Turn a file that cannot be written into a one-line error naming it."""
+    if path.is_dir():
+        raise ConfigError(f"--out {path}: is a directory; name the file to write")
+    try:
+        yield
+    except OSError as exc:
+        raise ConfigError(f"--out {path}: cannot write it: {exc.strerror or exc}") from exc
 
 
 @app.command()

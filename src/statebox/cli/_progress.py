@@ -32,7 +32,11 @@ class _Counts:
         self.cost_usd += r.cost_usd
 
     def text(self) -> str:
-        return f"passed {self.passed}, system errors {self.errors}, spend ${self.cost_usd:.2f}"
+        # Counts of the trials run now (a resume's earlier ones are in the summary).
+        return (
+            f"this run: passed {self.passed}, system errors {self.errors}, "
+            f"spend ${self.cost_usd:.2f}"
+        )
 
 
 class RichProgress:
@@ -53,7 +57,10 @@ class RichProgress:
         self._c = _Counts()
 
     def start(self, total: int, already_done: int) -> None:
-        """Show the bar."""
+        """Show the bar (none when nothing is left to run)."""
+        if total and already_done >= total:
+            self._p.console.print(f"nothing left to run: all {total} trials are done")
+            return
         self._p.start()
         self._task = self._p.add_task("trials", total=total, completed=already_done, stats="")
 
@@ -82,6 +89,9 @@ class PlainProgress:
         """Announce the plan."""
         self._total, self._base = total, already_done
         self._last = time.monotonic()
+        if total and already_done >= total:
+            self._console.print(f"nothing left to run: all {total} trials are done")
+            return
         resumed = f" ({already_done} already done)" if already_done else ""
         self._console.print(f"running {total} trials{resumed}", highlight=False)
 
@@ -98,8 +108,9 @@ class PlainProgress:
         self._console.print(f"trials {done}/{self._total}: {self._c.text()}", highlight=False)
 
     def finish(self) -> None:
-        """Print the final line."""
-        self._line()
+        """Print the final line (none when nothing ran: the summary follows)."""
+        if self._c.done:
+            self._line()
 
 
 def make_progress(console: Console) -> RichProgress | PlainProgress:

@@ -110,6 +110,24 @@ def serve(
             rich_help_panel="Your own MCP server",
         ),
     ] = None,
+    openenv_token_file: Annotated[
+        Path | None,
+        typer.Option(
+            help="Require a bearer token on /openenv (RL clients); it is generated and "
+            "written to this file (mode 600). Needed with a --host beyond loopback."
+        ),
+    ] = None,
+    allowed_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Another name clients reach this server by, accepted in Host and Origin "
+            "headers (repeatable; loopback names and --host are accepted already)."
+        ),
+    ] = None,
+    idle_timeout: Annotated[
+        float,
+        typer.Option(min=1.0, help="Seconds after which unused sessions and RL episodes end."),
+    ] = 900.0,
 ) -> None:
     """Serve episodes: per-session MCP endpoints, the control API and OpenEnv."""
     try:
@@ -117,6 +135,7 @@ def serve(
     except ImportError as exc:
         raise ConfigError(f"statebox serve needs: pip install 'statebox[rl]' ({exc})") from exc
     from statebox.cli._commands import _registry
+    from statebox.serve._guard import LOOPBACK_HOSTS, allowed_hosts
     from statebox.tasks import load_tasks
 
     if sum(map(bool, (suite is not None, thinkingbox is not None, backend))) > 1:
@@ -129,6 +148,12 @@ def serve(
         raise ConfigError(
             "--policy-mode serves a statebox domain's policy; a ThinkingBox dataset's "
             "servers serve their own"
+        )
+    if openenv and openenv_token_file is None and host not in LOOPBACK_HOSTS:
+        # Beyond loopback anyone on the network could reset and evict RL episodes.
+        raise ConfigError(
+            f"--host {host} serves /openenv beyond loopback: give --openenv-token-file FILE "
+            "(RL clients then send its token) or --no-openenv"
         )
     if thinkingbox is None and (test_list or test):
         raise ConfigError("--test-list and --test select ThinkingBox tests; add --thinkingbox")
@@ -183,11 +208,21 @@ def serve(
                 aclose=rubric.aclose if rubric else None,
             )
 
-    serve_app = ServeApp(load, openenv=openenv, allow_test_split=allow_test_split)
+    from statebox.serve._sessions import new_secret
+
+    rl_token = new_secret() if openenv and openenv_token_file is not None else None
+    serve_app = ServeApp(
+        load,
+        openenv=openenv,
+        allow_test_split=allow_test_split,
+        hosts=allowed_hosts(host, allowed_host or ()),
+        idle_timeout_s=idle_timeout,
+        openenv_token=rl_token,
+    )
     if token_file is not None:
-        token_file.touch(mode=0o600)
-        token_file.chmod(0o600)  # before the secret goes in, even if the file existed
-        token_file.write_text(serve_app.control_token + "\n")
+        _write_secret(token_file, serve_app.control_token)
+    if openenv_token_file is not None and rl_token is not None:
+        _write_secret(openenv_token_file, rl_token)
 
     async def main() -> None:
         server = BackgroundServer(serve_app.app, host, port)
@@ -197,6 +232,8 @@ def serve(
         err_console.print(f"  control {url}/control/sessions", highlight=False)
         if openenv:
             err_console.print(f"  openenv {url}/openenv  (ws {url}/openenv/ws)", highlight=False)
+            if rl_token is None:
+                err_console.print("  openenv: no token (loopback only)", highlight=False)
         if thinkingbox is not None:
             err_console.print(
                 "  mode    evaluation only: the dataset's card forbids training on its tasks",
@@ -213,3 +250,13 @@ def serve(
             await server.stop()
 
     asyncio.run(main())
+
+
+def _write_secret(path: Path, secret: str) -> None:
+    """Write a token to a file only its owner can read (mode 600 before it goes in)."""
+    try:
+        path.touch(mode=0o600)
+        path.chmod(0o600)  # before the secret goes in, even if the file existed
+        path.write_text(secret + "\n")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot write the token: {exc.strerror}") from exc

@@ -22,6 +22,11 @@ def _select(suite: str | None, path: Path | None, domain_refs: list[str] | None)
     if suite is not None and path is not None:
         raise ConfigError("give --suite or a PATH, not both")
     tasks = load_tasks(path) if path is not None else registry.suite(suite or "all")
+    if not tasks:
+        # Zero tasks pass every check: an empty or comment-only file, or an empty folder,
+        # must not look like a suite that validated.
+        where = str(path) if path is not None else f"suite {suite or 'all'}"
+        raise ConfigError(f"{where}: no tasks found (empty files, or no .yaml/.yml files)")
     return registry, tasks
 
 

@@ -32,7 +32,7 @@ from statebox.episode._types import (
 )
 from statebox.kit import PolicyMode
 from statebox.tasks import Task, WorldCache
-from statebox.tools import Dispatcher, ToolResult
+from statebox.tools import Dispatcher, DispatchErrorKind, ToolCall, ToolFailure, ToolResult
 from statebox.world import State, World, WorldView
 
 __all__ = ["Episode", "EpisodeOutcome"]
@@ -51,6 +51,12 @@ def _clean(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return type(value)(_clean(v) for v in value)
     return value
+
+
+def _failed(call: ToolCall, kind: DispatchErrorKind, message: str) -> ToolResult:
+    return ToolResult(
+        tool=call.tool, call_id=call.id, ok=False, error=ToolFailure(kind=kind, message=message)
+    )
 
 
 def _clean_action(action: Action) -> Action:
@@ -124,6 +130,17 @@ class Episode:
         self._turns = 0
         self._final = ""
         self._termination: TerminationReason | None = None
+        self._fault: Exception | None = None
+
+    @property
+    def fault(self) -> Exception | None:
+        """What a tool call raised (a statebox bug, a backend that died), if one did.
+
+        The episode then ended with ``system_error``. Drivers that do not see the
+        exception themselves (an outside agent calling through the MCP gateway) check
+        it: the trial is a system error, not the agent's failure.
+        """
+        return self._fault
 
     @property
     def done(self) -> bool:
@@ -168,7 +185,7 @@ class Episode:
             tools = self._session.tools()
             policy = self.domain.task_policy(self.task)
         self._events, self._steps, self._turns = [], 0, 0
-        self._final, self._termination = "", None
+        self._final, self._termination, self._fault = "", None, None
         opening = await self.user.opening()
         self._events.append(Event(kind="user_message", text=opening))
         return Observation(
@@ -199,21 +216,7 @@ class Episode:
         action = _clean_action(action)
         self._steps += 1
         if isinstance(action, CallTool):
-            if self._session is not None:
-                try:
-                    result = await self._session.call(action.call)
-                except BaseException:
-                    # The call that broke the backend (a server that died) stays in the
-                    # transcript of the system-error record, without a result.
-                    self._events.append(Event(kind="tool_call", call=action.call))
-                    raise
-            else:
-                assert self._dispatcher is not None  # one of the two is open (checked above)
-                result = self._dispatcher.call(action.call)
-            self._events.append(Event(kind="tool_call", call=action.call, result=result))
-            if self._steps >= self.limits.max_steps:
-                return self._finish(TerminationReason.MAX_STEPS)
-            return Observation(kind="tool_result", step=self._steps, tool_result=result)
+            return self._called(action.call, await self._run(action.call))
         if isinstance(action, End):
             self._final = action.text
             self._events.append(Event(kind="end", text=action.text))
@@ -231,6 +234,49 @@ class Episode:
         if self._steps >= self.limits.max_steps:
             return self._finish(TerminationReason.MAX_STEPS)
         return Observation(kind="user_message", step=self._steps, user_message=reply.text)
+
+    async def _run(self, call: ToolCall) -> ToolResult:
+        try:
+            if self._session is not None:
+                return await self._session.call(call)
+            assert self._dispatcher is not None  # one of the two is open (step checked)
+            return self._dispatcher.call(call)
+        except Exception as exc:
+            # Every call the agent made stays in the transcript with what became of it;
+            # this one broke statebox or its backend, so the trial is a system error.
+            text = f"statebox could not run this call: {type(exc).__name__}: {exc}"[:500]
+            self._events.append(
+                Event(kind="tool_call", call=call, result=_failed(call, "internal_error", text))
+            )
+            self._fault = exc
+            self._termination = TerminationReason.SYSTEM_ERROR
+            raise
+        except BaseException:
+            # Cancelled mid-call (the trial's time limit): the call has no result.
+            self._events.append(Event(kind="tool_call", call=call))
+            raise
+
+    def _called(self, call: ToolCall, result: ToolResult) -> Observation:
+        self._events.append(Event(kind="tool_call", call=call, result=result))
+        if self._steps >= self.limits.max_steps:
+            return self._finish(TerminationReason.MAX_STEPS)
+        return Observation(kind="tool_result", step=self._steps, tool_result=result)
+
+    def refuse(self, call: ToolCall, kind: DispatchErrorKind, message: str) -> Observation:
+        """Record a call a driver refused before it reached the tools, as a step.
+
+        The MCP gateway refuses lifecycle names this way: the refusal is in the
+        transcript like any other failed call, and the world is untouched.
+
+        Raises:
+            RuntimeError: Before `reset` or after the end.
+        """
+        if (self._dispatcher is None and self._session is None) or self._termination is not None:
+            raise RuntimeError("refuse() needs a reset() episode that has not ended")
+        action = _clean_action(CallTool(call=call))
+        assert isinstance(action, CallTool)  # cleaning keeps the action's kind
+        self._steps += 1
+        return self._called(action.call, _failed(action.call, kind, message))
 
     def stop(self, reason: TerminationReason) -> None:
         """End the episode from outside (timeout, system error)."""

@@ -77,6 +77,9 @@ class TerminationReason(StrEnum):
     """The trial's wall-clock limit was reached."""
     MAX_TOOL_CALLS = "max_tool_calls"
     """The agent's limit on tool calls was reached."""
+    AGENT_ERROR = "agent_error"
+    """The agent broke its own protocol (a malformed or oversized answer from an outside
+    agent): the agent's doing, so the trial fails; it is never re-run as a system error."""
     SYSTEM_ERROR = "system_error"
     """statebox or an endpoint failed."""
 

@@ -1,4 +1,4 @@
-"""The judge: golden replay, state comparison, checks, verdict (DESIGN.md §5).
+"""The judge: golden replay, state comparison, checks, verdict (docs/design.md §6).
 
 Golden replay is strict: a golden call that fails raises `GoldenReplayError` — the
 task is invalid, and no verdict is ever computed against a shorter trajectory. Golden
@@ -55,7 +55,7 @@ def _summary(c: Comparison) -> str:
 def weak_evaluator_flags(
     transcript: Sequence[Event], final_response: str, termination: TerminationReason
 ) -> WeakEvaluatorFlags:
-    """What a tool-call grader would have seen (DESIGN.md §5.6)."""
+    """What a tool-call grader would have seen (docs/design.md §6.7)."""
     results = [e.result for e in transcript if e.result is not None]
     text = final_response.strip()
     return WeakEvaluatorFlags(
@@ -87,7 +87,7 @@ def failure_signature(
     tool_results: Sequence[ToolResult],
     termination: TerminationReason,
 ) -> FailureSignature | None:
-    """The failure signature by precedence (DESIGN.md §5.5), or None for a pass.
+    """The failure signature by precedence (docs/design.md §6.6), or None for a pass.
 
     Skipped checks (a rubric with no judge model) do not gate, so they sign nothing.
     """
@@ -96,6 +96,8 @@ def failure_signature(
         return None
     if termination == TerminationReason.SYSTEM_ERROR or any(c.error for c in checks):
         return FailureSignature.SYSTEM_ERROR
+    if termination == TerminationReason.AGENT_ERROR:
+        return FailureSignature.AGENT_ERROR
     if any(not c.passed for c in checks if c.kind in ("state", "invariant")):
         if expected_effects and not any(r.ok and r.mutating for r in tool_results):
             return FailureSignature.NO_STATE_CHANGE

@@ -1,4 +1,4 @@
-"""Task validation and mutation testing (DESIGN.md §4).
+"""Task validation and mutation testing (docs/design.md §5).
 
 A task is valid when: its golden trajectory replays without error; the golden state
 differs from the initial state (or equals it, for a read-only task); the allowlist and

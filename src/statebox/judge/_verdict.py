@@ -1,7 +1,7 @@
 """The verdict: every check's result, the effect comparison, a failure signature, flags.
 
 `Verdict.passed` is computed in one place — the conjunction of all check results
-(DESIGN.md §3 invariant 7) — never stored separately from them.
+(docs/design.md §4, invariant 7) — never stored separately from them.
 """
 
 from __future__ import annotations
@@ -19,10 +19,12 @@ __all__ = ["CheckResult", "FailureSignature", "Verdict", "WeakEvaluatorFlags"]
 
 
 class FailureSignature(StrEnum):
-    """One label per failed trial, by precedence (DESIGN.md §5)."""
+    """One label per failed trial, by precedence (docs/design.md §6)."""
 
     SYSTEM_ERROR = "system_error"
     """statebox, an endpoint or the judge failed; the agent was not fully judged."""
+    AGENT_ERROR = "agent_error"
+    """The agent answered outside its protocol (malformed or oversized); its doing."""
     NO_STATE_CHANGE = "no_state_change"
     """Effects were required but no mutating call succeeded."""
     TOOL_USAGE = "tool_usage"

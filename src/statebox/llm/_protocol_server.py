@@ -5,7 +5,9 @@ It answers each request from a `Responder` — a function from the parsed reques
 — so tests drive the real SDKs over real HTTP with no network, and the scripted
 "perfect model" (`statebox.llm.GoldenResponder`) can stand in for a hosted model.
 Routes by path suffix: ``.../chat/completions`` (OpenAI) and ``.../messages``
-(Anthropic). Binds 127.0.0.1, port 0 by default; stdlib only.
+(Anthropic). Binds 127.0.0.1, port 0 by default, and answers only requests whose
+``Host`` names a loopback address or the bound one (421 otherwise: no DNS rebinding
+from a browser page); stdlib only.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+
+from statebox._hosts import allowed_hosts, host_name
 
 __all__ = ["ProtocolRequest", "ProtocolServer", "Reply", "Responder"]
 
@@ -186,6 +190,7 @@ class ProtocolServer:
         self.responder = responder
         self.requests: list[ProtocolRequest] = []
         self._lock = threading.Lock()
+        hosts = allowed_hosts(host)
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -198,6 +203,9 @@ class ProtocolServer:
                 pass  # quiet: tests and the CLI read their own output
 
             def do_POST(self) -> None:
+                if host_name(self.headers.get("host") or "") not in hosts:
+                    self._send(421, {"error": {"message": "this host name is not served"}})
+                    return
                 length = int(self.headers.get("content-length") or 0)
                 body = json.loads(self.rfile.read(length) or b"{}")
                 path = self.path.split("?")[0].rstrip("/")

@@ -123,7 +123,8 @@ class TrialRecord(Model):
     started_at: AwareDatetime
     """When the trial started (UTC)."""
     error: str | None = None
-    """For system errors: exception type and message (traceback in errors.jsonl)."""
+    """For system errors: exception type and message (traceback in errors.jsonl); for
+    a trial ended by ``agent_error``: what the agent sent wrong."""
     cost_usd: float = 0.0
     """Model spend of the trial in US dollars (0 for offline agents)."""
     usage: dict[str, Usage] = {}
@@ -195,3 +196,7 @@ class Manifest(Model):
     """Campaign seed."""
     settings: dict[str, Any]
     """Resolved settings (secrets redacted)."""
+    verdict_settings: dict[str, Any] = {}
+    """Every setting that can change a verdict (simulated user, judge, endpoints, models
+    file, limits ...), by name; never a secret. A resume must match them key by key
+    (`statebox.runner.run_campaign`); a key an older manifest lacks is not compared."""

@@ -278,7 +278,7 @@ def render_card_markdown(card: SuiteCard) -> str:
         ),
         "",
         "Check strength = mutants caught ÷ real mutants (drop one golden write, change one "
-        "written field, add one extra write); see DESIGN.md §4.",
+        "written field, add one extra write); see docs/design.md §5.",
         "",
         "## Tasks per family",
         "",

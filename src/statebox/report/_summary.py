@@ -45,11 +45,13 @@ class CampaignRows(NamedTuple):
         label: Short name shown in reports (the directory name).
         directory: The campaign directory.
         rows: Its trials.
+        planned_trials: Trials per task its manifest planned (the default k), if known.
     """
 
     label: str
     directory: Path
     rows: Sequence[TrialRow]
+    planned_trials: int | None = None
 
 
 def _ci(outcomes: Sequence[TaskOutcome], k: int, spec: BootstrapSpec) -> dict[str, Any]:
@@ -107,6 +109,36 @@ def _figures(
     return out
 
 
+def _planned_k(rows: Sequence[TrialRow], planned: int | None) -> tuple[int | None, list[str]]:
+    """The default k: the planned trials per task, lowered only where no task has them.
+
+    One short task must not turn pass^5 into pass^1: tasks below k are named and left
+    out of pass@k and pass^k instead. Only when some domain has no task with the planned
+    count yet (an unfinished campaign) is k lowered to the largest every domain reaches,
+    and a warning says so.
+    """
+    if planned is None:
+        return None, []
+    counts = Counter(r.task_id for r in rows)
+    best: dict[str, int] = {}
+    for r in rows:
+        best[r.domain] = max(best.get(r.domain, 0), counts[r.task_id])
+    k = min(planned, *best.values())
+    notes = []
+    if k < planned:
+        short = sorted(d for d, n in best.items() if n < planned)
+        notes.append(
+            f"k = {k}, not the planned {planned}: no task of {', '.join(short)} has "
+            f"{planned} trials yet (finish the campaign with --resume)"
+        )
+    return k, notes
+
+
+def _below_k(rows: Sequence[TrialRow], k: int) -> list[str]:
+    counts = Counter(r.task_id for r in rows)
+    return sorted(t for t, n in counts.items() if n < k)
+
+
 def _share(count: int, total: int) -> float | None:
     return count / total if total else None
 
@@ -157,10 +189,25 @@ def _cost(rows: Sequence[TrialRow], dependable: int) -> dict[str, Any]:
 
 
 def _entry(
-    rows: Sequence[TrialRow], k: int | None, spec: BootstrapSpec, campaign: str
+    rows: Sequence[TrialRow],
+    k: int | None,
+    spec: BootstrapSpec,
+    campaign: str,
+    planned: int | None = None,
 ) -> dict[str, Any]:
+    notes: list[str] = []
+    if k is None:
+        k, notes = _planned_k(rows, planned)
     main = _figures(rows, k, spec)
     assert main is not None  # rows is non-empty by construction
+    below = _below_k(rows, main["k"])
+    if below:
+        shown = ", ".join(below[:10]) + (f" and {len(below) - 10} more" if len(below) > 10 else "")
+        notes.append(
+            f"{len(below)} task(s) have fewer than {main['k']} trials and are left out of "
+            f"pass@{main['k']} and pass^{main['k']}: {shown}"
+        )
+    main["warnings"] = notes + main["warnings"]
     clean = [r for r in rows if r.status != TrialStatus.SYSTEM_ERROR]
     errors = len(rows) - len(clean)
     return {
@@ -174,6 +221,8 @@ def _entry(
         "cost_usd": math.fsum(r.cost_usd for r in rows),
         "cost": _cost(rows, main["dependable_tasks"]),
         "trials_with_skipped_checks": sum(1 for r in rows if r.skipped_checks),
+        "planned_trials": planned,
+        "tasks_below_k_ids": below,
     }
 
 
@@ -215,7 +264,9 @@ def summarize_campaigns(
 
     Args:
         campaigns: The campaigns, each with its trial rows.
-        k: The k of pass@k and pass^k; default: the smallest trial count per task.
+        k: The k of pass@k and pass^k; default: each campaign's planned trials per task
+            (tasks below it are named in ``tasks_below_k_ids``), else the smallest trial
+            count per task.
         excluded_fields: The field policies of the campaigns' domains, printed with it.
         spec: Bootstrap resamples, level and seed of every interval.
 
@@ -242,7 +293,7 @@ def summarize_campaigns(
         names = []
         for agent_id, rows in sorted(by_agent.items()):
             name = agent_id if ids[agent_id] == 1 else f"{c.label}:{agent_id}"
-            agents[name] = _entry(rows, k, spec, c.label)
+            agents[name] = _entry(rows, k, spec, c.label, c.planned_trials)
             names.append(name)
         listing.append({"label": c.label, "directory": str(c.directory), "entries": names})
     pooled: Counter[str] = Counter()

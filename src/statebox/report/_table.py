@@ -1,17 +1,30 @@
-"""Terminal tables of a campaign summary (rich). Every metric carries its full name.
+"""Terminal tables of a campaign summary (rich), readable at 80 columns.
 
-Each figure is printed as ``value [low, high]``: the seeded bootstrap interval over
-tasks named under the table.
+The reliability table has one row per scope (overall, then each domain) and one short
+column per figure; a legend under it gives each short name its full name (estimator
+and source). Each cell holds the figure and, below it, its seeded bootstrap interval
+over tasks (``.59–.78``). Failure signatures carry a one-line meaning, the field policy
+is grouped by reason, and every line wraps within the console's width.
 """
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["METRIC_LABELS", "fmt_usd", "fmt_value", "metric_label", "print_summary"]
+__all__ = [
+    "METRIC_LABELS",
+    "SHORT_LABELS",
+    "SIGNATURE_MEANINGS",
+    "fmt_usd",
+    "fmt_value",
+    "metric_label",
+    "print_summary",
+]
 
 METRIC_LABELS = {
     "pass_at_1": "pass@1",
@@ -23,13 +36,41 @@ METRIC_LABELS = {
 }
 """Figure key → display name; ``{k}`` and ``{n}`` (trials per task) are filled in."""
 
+SHORT_LABELS = {
+    "pass_at_1": "pass@1",
+    "pass_at_k": "pass@{k}",
+    "pass_hat_k_unbiased": "pass^{k} u",
+    "pass_hat_k_plugin": "pass^{k} p",
+    "observed_k_of_k": "{n}/{n}",
+    "retention": "retain",
+}
+"""Figure key → column name in the terminal table (the legend gives the full name)."""
+
+SIGNATURE_MEANINGS = {
+    "system_error": "statebox, an endpoint or a check failed: not the agent's doing "
+    "(re-run them with --resume --retry-errors)",
+    "agent_error": "the agent answered outside its protocol (malformed or oversized)",
+    "no_state_change": "changes were required, but no write succeeded",
+    "tool_usage": "a tool call failed (unknown tool, bad arguments, refused) and the "
+    "end state is wrong",
+    "wrong_state_update": "the end state, or an invariant, is wrong",
+    "incomplete_resolution": "the state is right, but the reply or the conversation "
+    "fell short (response checks, turn limits)",
+    "unlabelled": "failed without a signature",
+}
+"""Failure signature → what it means, one line each."""
+
 
 def metric_label(key: str, summary: dict[str, Any]) -> str:
     """The display name of a figure of one summary entry, with k and n filled in."""
+    return _label(METRIC_LABELS, key, summary)
+
+
+def _label(labels: dict[str, str], key: str, summary: dict[str, Any]) -> str:
     k = summary["k"]
     # With unequal trial counts each task's own n is the bar; say so instead of a number.
     n = "n" if summary["overall"]["unequal_trials"] else str(k)
-    return METRIC_LABELS[key].format(k=k, n=n)
+    return labels[key].format(k=k, n=n)
 
 
 def fmt_value(v: Any, ci: list[float] | None = None) -> str:
@@ -47,66 +88,83 @@ def fmt_usd(v: float | None) -> str:
     return "undefined" if v is None else f"${v:.4f}"
 
 
+def _short(x: float) -> str:
+    text = f"{x:.2f}"
+    return text[1:] if text.startswith("0.") else ("1" if text == "1.00" else text)
+
+
+def _cell(v: Any, ci: list[float] | None) -> str:
+    if v is None:
+        return "—"
+    text = f"{v:.3f}" if isinstance(v, float) else str(v)
+    return text if ci is None else f"{text}\n{_short(ci[0])}–{_short(ci[1])}"
+
+
+def _wrapped(console: Console, text: str, indent: str = "", style: str | None = None) -> None:
+    width = max(40, min(console.width, 80))
+    for line in textwrap.wrap(text, width, initial_indent=indent, subsequent_indent=indent + "  "):
+        console.print(line, style=style, highlight=False, soft_wrap=True)
+
+
 def _agent_tables(console: Console, name: str, s: dict[str, Any]) -> None:
-    table = Table(title=f"{name}: {s['tasks']} tasks, {s['trials']} trials, k = {s['k']}")
-    table.add_column("metric")
-    table.add_column("overall", justify="right")
-    domains = sorted(s["by_domain"])
-    for d in domains:
-        table.add_column(d, justify="right")
-    ci = s.get("ci", {})
+    table = Table(
+        title=f"{name}: {s['tasks']} tasks, {s['trials']} trials, k = {s['k']}",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    table.add_column("")
     for key in METRIC_LABELS:
-        row = [metric_label(key, s), fmt_value(s["overall"][key], ci.get("overall", {}).get(key))]
-        row += [
-            fmt_value(s["by_domain"][d][key], ci.get("by_domain", {}).get(d, {}).get(key))
-            for d in domains
-        ]
-        table.add_row(*row)
+        table.add_column(_label(SHORT_LABELS, key, s), justify="right")
+    ci = s.get("ci", {})
+    scopes = [("overall", s["overall"], ci.get("overall", {}))] + [
+        (d, s["by_domain"][d], ci.get("by_domain", {}).get(d, {})) for d in sorted(s["by_domain"])
+    ]
+    if len(scopes) == 2:  # one domain: its row would repeat the overall one
+        scopes = [(f"overall ({scopes[1][0]})", scopes[0][1], scopes[0][2])]
+    for label, figures, intervals in scopes:
+        table.add_row(label, *(_cell(figures[k], intervals.get(k)) for k in METRIC_LABELS))
+    console.print(table)
+    width = max(len(_label(SHORT_LABELS, k, s)) for k in METRIC_LABELS)
+    for key in METRIC_LABELS:
+        short, full = _label(SHORT_LABELS, key, s), metric_label(key, s)
+        if short != full:
+            console.print(f"  {short:<{width}}  {full}", highlight=False, soft_wrap=True)
+    if "method" in ci:
+        _wrapped(console, f"under each figure: its {ci['method']}", indent="  ")
     if s["system_errors"]:
         ex = s["excluding_system_errors"]
-        ex_ci = ex.get("ci", {}) if ex else {}
-        table.add_row(
-            "pass@1 excluding system errors",
-            fmt_value(ex["overall"]["pass_at_1"], ex_ci.get("overall", {}).get("pass_at_1"))
-            if ex
-            else "—",
-            *(
-                fmt_value(
-                    ex["by_domain"].get(d, {}).get("pass_at_1"),
-                    ex_ci.get("by_domain", {}).get(d, {}).get("pass_at_1"),
-                )
-                if ex
-                else "—"
-                for d in domains
-            ),
+        value = "—" if not ex else fmt_value(ex["overall"]["pass_at_1"])
+        _wrapped(
+            console,
+            f"pass@1 excluding system errors: {value} ({s['system_errors']} system-error "
+            "trials left out; above they count as failed)",
         )
-    if "method" in ci:
-        table.caption = f"in brackets: {ci['method']}"
-    console.print(table)
     cost = s.get("cost")
     if cost:
-        console.print(
+        _wrapped(
+            console,
             f"cost: campaign {fmt_usd(cost['campaign_cost_usd'])}; per success "
-            f"{fmt_usd(cost['cost_per_success_usd'])} ({cost['passing_trials']} passing trials); "
-            f"per dependable task {fmt_usd(cost['cost_per_dependable_task_usd'])} "
+            f"{fmt_usd(cost['cost_per_success_usd'])} ({cost['passing_trials']} passing "
+            f"trials); per dependable task {fmt_usd(cost['cost_per_dependable_task_usd'])} "
             f"({cost['dependable_tasks']} tasks passed in every trial)",
-            highlight=False,
         )
     f = s["failures"]
     if f["failed_trials"]:
-        console.print(
-            f"failed trials with missing / wrong / extra effects (overlapping: a trial can "
-            f"have several): {fmt_value(f['with_missing'])} / {fmt_value(f['with_wrong'])} / "
+        _wrapped(
+            console,
+            f"failed trials with missing / wrong / extra effects (a trial can have several): "
+            f"{fmt_value(f['with_missing'])} / {fmt_value(f['with_wrong'])} / "
             f"{fmt_value(f['with_extra'])} of {f['judged_failed_trials']} judged failed trials",
-            highlight=False,
         )
     if s.get("trials_with_skipped_checks"):
-        console.print(
-            f"note: {s['trials_with_skipped_checks']} trials had rubric checks "
-            "that were not evaluated (no judge model configured); they did not gate the verdict"
+        _wrapped(
+            console,
+            f"note: {s['trials_with_skipped_checks']} trials had rubric checks that were not "
+            "evaluated (no judge model configured); they did not gate the verdict",
         )
     for w in s.get("warnings", []):
-        console.print(f"warning: {w}", style="yellow")
+        _wrapped(console, f"warning: {w}", style="yellow")
 
 
 def _signatures(console: Console, summary: dict[str, Any]) -> None:
@@ -114,26 +172,40 @@ def _signatures(console: Console, summary: dict[str, Any]) -> None:
     pooled = summary.get("signatures_pooled") or {}
     if not pooled:
         return
-    table = Table(title="failure signatures (failed trials)")
-    table.add_column("signature")
-    for name in agents:
+    table = Table(
+        title="failure signatures (failed trials)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    table.add_column("signature", no_wrap=True)
+    several = len(agents) > 1
+    names = list(agents) if several else ["trials"]
+    for name in names:
         table.add_column(name, justify="right")
-    if len(agents) > 1:
+    if several:
         table.add_column("pooled", justify="right")
+    table.add_column("what it means", max_width=56)
     for sig in pooled:
         row = [sig] + [str(a["failures"]["signatures"].get(sig, 0)) for a in agents.values()]
-        if len(agents) > 1:
+        if several:
             row.append(str(pooled[sig]))
+        row.append(SIGNATURE_MEANINGS.get(sig, ""))
         table.add_row(*row)
     console.print(table)
 
 
 def _weak_evaluator(console: Console, summary: dict[str, Any]) -> None:
-    table = Table(title="weak-evaluator table: would a tool-call grader have said done?")
+    table = Table(
+        title="weak evaluator: failed trials a tool-call grader would pass",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
     table.add_column("entry")
-    table.add_column("judged failed trials", justify="right")
-    table.add_column("ended cleanly + called a mutating tool", justify="right")
-    table.add_column("… and last tool result without error", justify="right")
+    table.add_column("judged failed", justify="right")
+    table.add_column("clean + wrote", justify="right")
+    table.add_column("+ last call ok", justify="right")
     for name, s in summary["agents"].items():
         w = s["failures"]["weak_evaluator"]
         table.add_row(
@@ -143,11 +215,23 @@ def _weak_evaluator(console: Console, summary: dict[str, Any]) -> None:
             fmt_value(w["clean_mutating_last_tool_ok"]),
         )
     console.print(table)
+    _wrapped(
+        console,
+        "clean + wrote: share of judged failed trials that ended cleanly after a successful "
+        "mutating call; + last call ok: and whose last tool result had no error (a tool-call "
+        "grader would have said done)",
+        indent="  ",
+    )
 
 
 def _pareto(console: Console, summary: dict[str, Any]) -> None:
     p = summary["pareto"]
-    table = Table(title="cost Pareto frontier (cost per success against pass@1)")
+    table = Table(
+        title="cost Pareto frontier (cost per success against pass@1)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
     table.add_column("entry")
     table.add_column("cost per success", justify="right")
     table.add_column("pass@1", justify="right")
@@ -162,6 +246,20 @@ def _pareto(console: Console, summary: dict[str, Any]) -> None:
     for name in p["left_out"]:
         table.add_row(name, "undefined (no success)", "", "")
     console.print(table)
+
+
+def _field_policy(console: Console, entries: list[dict[str, Any]]) -> None:
+    by_reason: dict[str, list[str]] = {}
+    for e in entries:
+        where = f"{e['table']}.{e['column']}"
+        fields = by_reason.setdefault(e["reason"], [])
+        if where not in fields:
+            fields.append(where)
+    total = sum(len(v) for v in by_reason.values())
+    console.print(f"fields left out of state comparison ({total}), by reason:", highlight=False)
+    for reason, fields in by_reason.items():
+        _wrapped(console, f"{reason}:", indent="  ")
+        _wrapped(console, ", ".join(sorted(fields)), indent="    ")
 
 
 def print_summary(summary: dict[str, Any], console: Console | None = None) -> None:
@@ -180,7 +278,4 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     if "pareto" in summary and len(summary["agents"]) > 1:
         _pareto(console, summary)
     if summary.get("field_policy"):
-        excluded = ", ".join(
-            f"{e['table']}.{e['column']} ({e['reason']})" for e in summary["field_policy"]
-        )
-        console.print(f"fields left out of state comparison: {excluded}")
+        _field_policy(console, summary["field_policy"])

@@ -1,6 +1,13 @@
 """The campaign runner: plan, concurrency, resume, error capture and external environments."""
 
-from statebox.runner._campaign import Campaign, CampaignResult, UserFactory, run_campaign
+from statebox.runner._campaign import (
+    Campaign,
+    CampaignResult,
+    UserFactory,
+    campaign_verdict_settings,
+    run_campaign,
+    verdict_changes,
+)
 from statebox.runner._environment import (
     ChecksTasks,
     DeclaresWrites,
@@ -29,5 +36,7 @@ __all__ = [
     "UserFactory",
     "WorkerKit",
     "WorkerSetup",
+    "campaign_verdict_settings",
     "run_campaign",
+    "verdict_changes",
 ]

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import json
 import subprocess
 import time
 import traceback
@@ -30,7 +31,7 @@ from pathlib import Path
 from typing import IO, Any, NamedTuple
 
 import statebox
-from statebox.agents import Agent, AgentFactory, AgentLimitReached, TrialContext
+from statebox.agents import Agent, AgentError, AgentFactory, AgentLimitReached, TrialContext
 from statebox.domains import Domain
 from statebox.episode import Episode, Limits, TerminationReason, UserSimulator
 from statebox.errors import ConfigError, StateboxError
@@ -107,6 +108,10 @@ class Campaign(NamedTuple):
     """How every trial serves the policy (prompt, search, both); None: each task's own
     ``policy_mode``, else ``prompt``. It changes what the agent sees, so a resume must
     keep it."""
+    verdict_settings: Mapping[str, Any] = {}
+    """Settings that can change a verdict, beyond those the campaign itself records
+    (limits, the user and judge models): endpoints, the models file, agent options.
+    JSON values, never a secret. A resume must match every one (`verdict_changes`)."""
 
 
 UserFactory = Callable[[Task, int], UserSimulator]
@@ -143,6 +148,38 @@ def _git_revision() -> str | None:
     return out.stdout.strip() or None
 
 
+def campaign_verdict_settings(c: Campaign) -> dict[str, Any]:
+    """Every setting of ``c`` that can change a verdict, by name (the manifest's).
+
+    The limits and the models that play the user and the judge, then whatever the
+    caller adds in ``c.verdict_settings`` (one place: other settings join it there).
+    """
+    return {
+        "max_steps": c.limits.max_steps,
+        "max_turns": c.limits.max_turns,
+        "trial_timeout_s": c.trial_timeout_s,
+        "user_model": c.models.get("user", "scripted" if c.users is None else None),
+        "judge_model": c.models.get("judge"),
+        **dict(c.verdict_settings),
+    }
+
+
+def verdict_changes(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
+    """The verdict settings a resume would change, one ``key (campaign: X, now: Y)`` each.
+
+    A key the campaign's manifest does not record (an older statebox wrote it) is not
+    compared; a key the campaign records and the resume lacks is a change.
+    """
+    missing = object()
+    out = []
+    for key in sorted(old):
+        was, now = old[key], new.get(key, missing)
+        if was != now:
+            shown = "(not set)" if now is missing else json.dumps(now)
+            out.append(f"{key} (campaign: {json.dumps(was)}, now: {shown})")
+    return out
+
+
 def _manifest(c: Campaign, domains: Mapping[str, Domain | Environment]) -> Manifest:
     return Manifest(
         campaign_id=uuid.uuid4().hex[:12],
@@ -168,6 +205,7 @@ def _manifest(c: Campaign, domains: Mapping[str, Domain | Environment]) -> Manif
             **({"agent_specs": list(c.agent_specs)} if c.agent_specs else {}),
             **dict(c.source_settings),
         },
+        verdict_settings=campaign_verdict_settings(c),
     )
 
 
@@ -179,9 +217,13 @@ def _lock(directory: Path) -> IO[bytes]:
     """Hold an exclusive lock on the campaign directory for this process's lifetime.
 
     Raises:
-        ConfigError: Another process holds it (two runs would interleave one file).
+        ConfigError: Another process holds it (two runs would interleave one file), or
+            the directory cannot be written.
     """
-    handle = (directory / ".lock").open("wb")
+    try:
+        handle = (directory / ".lock").open("wb")
+    except OSError as exc:
+        raise ConfigError(f"{directory}: cannot write here: {exc.strerror}") from exc
     try:
         fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -203,6 +245,50 @@ def _check_resumable(old: Manifest, new: Manifest, out: Path) -> None:
         raise ConfigError(
             f"{out}: policy mode {now} differs from the campaign's {was}; use a new --out"
         )
+    changes = verdict_changes(old.verdict_settings, new.verdict_settings)
+    if changes:
+        raise ConfigError(
+            f"{out}: a resume would change settings that decide verdicts: {'; '.join(changes)}"
+            "; resume without them (the campaign's own come back) or use a new --out"
+        )
+
+
+def _resume_state(c: Campaign, manifest: Manifest) -> tuple[Manifest, set[str]]:
+    """The manifest to write and the trial ids already done; read under the lock.
+
+    Raises:
+        ConfigError: A campaign without ``resume``, a resume that differs from it, or
+            results without a manifest.
+    """
+    if not (c.out / MANIFEST_FILE).exists():
+        leftovers = [
+            n
+            for n in (RESULTS_FILE, ERRORS_FILE)
+            if (c.out / n).exists() and (c.out / n).stat().st_size
+        ]
+        if leftovers:
+            raise ConfigError(
+                f"{c.out} holds {', '.join(leftovers)} but no manifest.json: not a campaign "
+                "statebox can resume; use a new --out"
+            )
+        return manifest, set()
+    if not c.resume:
+        raise ConfigError(f"{c.out} already holds a campaign; pass --resume or a new --out")
+    old = read_manifest(c.out)
+    _check_resumable(old, manifest, c.out)
+    if c.trials < old.trials:
+        raise ConfigError(
+            f"{c.out} plans {old.trials} trials per task; resume with --trials "
+            f"{old.trials} (or more, to extend it)"
+        )
+    manifest = manifest.model_copy(
+        update={"campaign_id": old.campaign_id, "created_at": old.created_at}
+    )
+    latest = latest_per_trial(read_results(c.out))
+    done = {
+        r.trial_id for r in latest if not (c.retry_errors and r.status == TrialStatus.SYSTEM_ERROR)
+    }
+    return manifest, done
 
 
 class _Runner:
@@ -301,6 +387,12 @@ class _Runner:
                 episode.stop(TerminationReason.TIMEOUT)
             except AgentLimitReached as exc:
                 episode.stop(exc.reason)
+            except AgentError as exc:  # the agent's doing: judged, and it fails
+                episode.stop(TerminationReason.AGENT_ERROR)
+                error = f"agent error: {exc}"
+            if episode.fault is not None:
+                # A call through the agent's own gateway broke statebox or its backend.
+                raise episode.fault
             t_episode = time.perf_counter() - t0
             outcome = episode.outcome()
             termination = outcome.termination
@@ -404,6 +496,34 @@ class _Runner:
         return record
 
 
+async def _run_pending(
+    runner: _Runner, todo: list[tuple[Task, AgentFactory, int]], executor: TrialExecutor | None
+) -> None:
+    c = runner.c
+    queue = iter(todo)
+
+    async def worker() -> None:
+        for task, agent, i in queue:
+            await runner.run_trial(task, agent, i)
+            # Yield even when an agent never awaits (oracle, fault injection): other
+            # workers interleave and a Ctrl-C cancellation is delivered promptly.
+            await asyncio.sleep(0)
+
+    try:
+        if executor is not None:
+            await executor.run(runner, todo)
+        else:
+            async with asyncio.TaskGroup() as tg:
+                for _ in range(min(c.concurrency, len(todo)) or 0):
+                    tg.create_task(worker())
+    finally:
+        runner.progress.finish()
+        for a in c.agents:  # agents holding servers (bring-your-own) stop them here
+            aclose = getattr(a, "aclose", None)
+            if aclose is not None:
+                await aclose()
+
+
 async def run_campaign(
     campaign: Campaign,
     registry: Registry,
@@ -443,69 +563,28 @@ async def run_campaign(
         name: c.environments.get(name) or registry.domain(name)
         for name in sorted({t.domain for t in c.tasks})
     }
+    if c.out.exists() and not c.out.is_dir():
+        raise ConfigError(f"--out {c.out}: is a file, not a campaign directory")
     manifest = _manifest(c, domains)
-    done: set[str] = set()
-    if (c.out / MANIFEST_FILE).exists():
-        if not c.resume:
-            raise ConfigError(f"{c.out} already holds a campaign; pass --resume or a new --out")
-        old = read_manifest(c.out)
-        _check_resumable(old, manifest, c.out)
-        if c.trials < old.trials:
-            raise ConfigError(
-                f"{c.out} plans {old.trials} trials per task; resume with --trials "
-                f"{old.trials} (or more, to extend it)"
-            )
-        manifest = manifest.model_copy(
-            update={"campaign_id": old.campaign_id, "created_at": old.created_at}
-        )
-        latest = latest_per_trial(read_results(c.out))
-        done = {
-            r.trial_id
-            for r in latest
-            if not (c.retry_errors and r.status == TrialStatus.SYSTEM_ERROR)
-        }
-    else:
-        leftovers = [
-            n
-            for n in (RESULTS_FILE, ERRORS_FILE)
-            if (c.out / n).exists() and (c.out / n).stat().st_size
-        ]
-        if leftovers:
-            raise ConfigError(
-                f"{c.out} holds {', '.join(leftovers)} but no manifest.json: not a campaign "
-                "statebox can resume; use a new --out"
-            )
     plan = [(t, a, i) for t in c.tasks for a in c.agents for i in range(c.trials)]
-    todo = [p for p in plan if trial_id(p[0].id, p[1].agent_id, p[2]) not in done]
     runner = _Runner(c, domains, manifest, progress)
     await runner.preflight()  # before anything is written: an invalid task leaves no directory
-    c.out.mkdir(parents=True, exist_ok=True)
+    try:
+        c.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ConfigError(f"--out {c.out}: cannot create it: {exc.strerror}") from exc
+    # The lock comes before the manifest is read: two runs on one directory (two new
+    # campaigns, two resumes) never both read it as it was and then both append.
     lock = _lock(c.out)
-    write_manifest(c.out, manifest)  # first: its presence is what marks a campaign
-    with ResultsWriter(c.out) as writer:
-        runner.writer = writer
-        progress.start(len(plan), len(plan) - len(todo))
-        queue = iter(todo)
-
-        async def worker() -> None:
-            for task, agent, i in queue:
-                await runner.run_trial(task, agent, i)
-                # Yield even when an agent never awaits (oracle, fault injection): other
-                # workers interleave and a Ctrl-C cancellation is delivered promptly.
-                await asyncio.sleep(0)
-
-        try:
-            if executor is not None:
-                await executor.run(runner, todo)
-            else:
-                async with asyncio.TaskGroup() as tg:
-                    for _ in range(min(c.concurrency, len(todo)) or 0):
-                        tg.create_task(worker())
-        finally:
-            progress.finish()
-            for a in c.agents:  # agents holding servers (bring-your-own) stop them here
-                aclose = getattr(a, "aclose", None)
-                if aclose is not None:
-                    await aclose()
-            lock.close()  # releases the flock
+    try:
+        manifest, done = _resume_state(c, manifest)
+        runner.manifest = manifest
+        todo = [p for p in plan if trial_id(p[0].id, p[1].agent_id, p[2]) not in done]
+        write_manifest(c.out, manifest)  # first: its presence is what marks a campaign
+        with ResultsWriter(c.out) as writer:
+            runner.writer = writer
+            progress.start(len(plan), len(plan) - len(todo))
+            await _run_pending(runner, todo, executor)
+    finally:
+        lock.close()  # releases the flock
     return CampaignResult(c.out, len(plan), len(plan) - len(todo), len(todo), runner.system_errors)

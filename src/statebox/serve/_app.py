@@ -9,11 +9,13 @@ One Starlette app, four separate route prefixes:
 - ``/control/...`` — the control API (operator token);
 - ``/openenv/...`` — the OpenEnv environment server (optional).
 
-Every request body is capped (413 beyond ``max_body_bytes``). Tasks load (golden
-replay included) in a worker thread after start-up so health answers at once and
-readiness flips when the catalog is complete and its external environments' checks
-pass (retried until they do); at shutdown every live episode's servers are stopped,
-then those environments. `BackgroundServer` runs any ASGI app
+Every request first passes the `RequestGuard`: an allowed ``Host`` (and ``Origin``,
+when a browser sends one), a JSON body of at most ``max_body_bytes`` (413) nested at
+most 64 deep (400). Sessions and RL episodes unused for ``idle_timeout_s`` are reaped.
+Tasks load (golden replay included) in a worker thread after start-up so health
+answers at once and readiness flips when the catalog is complete and its external
+environments' checks pass (retried until they do); at shutdown every live episode's
+servers are stopped, then those environments. `BackgroundServer` runs any ASGI app
 with uvicorn on the *current* event loop — the loop the episodes live on — bound to
 127.0.0.1 and port 0 unless told otherwise.
 """
@@ -21,12 +23,11 @@ with uvicorn on the *current* event loop — the loop the episodes live on — b
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Collection, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from typing import Any
 
 import uvicorn
-from mcp.server.transport_security import RequestBodyLimitMiddleware
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -36,6 +37,7 @@ from starlette.types import ASGIApp
 from statebox.errors import ConfigError
 from statebox.serve._control import build_control_app
 from statebox.serve._gateway import MAX_BODY_BYTES, McpGateway
+from statebox.serve._guard import LOOPBACK_HOSTS, RequestGuard
 from statebox.serve._readiness import Readiness
 from statebox.serve._sessions import Session, SessionStore, TaskCatalog, new_secret
 
@@ -53,6 +55,11 @@ class ServeApp:
         allow_test_split: Let the OpenEnv server serve ``split: test`` tasks.
         max_body_bytes: Request body limit in bytes.
         max_sessions: Most live control/gateway sessions at once.
+        hosts: Host names accepted in ``Host`` and ``Origin`` headers (``*``: any).
+        idle_timeout_s: Sessions and RL episodes unused this long are reaped (None:
+            never; bring-your-own-agent runs, whose sessions the runner owns).
+        openenv_token: Bearer token of the OpenEnv routes (None: none, loopback only).
+        max_per_client: Most live RL episodes, and WebSockets, of one peer address.
     """
 
     def __init__(
@@ -64,7 +71,12 @@ class ServeApp:
         allow_test_split: bool = False,
         max_body_bytes: int = MAX_BODY_BYTES,
         max_sessions: int = 10_000,
+        hosts: Collection[str] = LOOPBACK_HOSTS,
+        idle_timeout_s: float | None = None,
+        openenv_token: str | None = None,
+        max_per_client: int = 64,
     ) -> None:
+        self.idle_timeout_s = idle_timeout_s
         self.store = SessionStore(max_sessions)
         self.control_token = control_token or new_secret()
         self.catalog: TaskCatalog | None = None
@@ -89,12 +101,20 @@ class ServeApp:
         if openenv:
             from statebox.serve._openenv import OpenEnvServer
 
-            self._openenv = OpenEnvServer(lambda: self.catalog, allow_test_split)
+            self._openenv = OpenEnvServer(
+                lambda: self.catalog,
+                allow_test_split,
+                idle_timeout_s=idle_timeout_s,
+                token=openenv_token,
+                max_per_client=max_per_client,
+            )
             # Before the mount: OpenEnv's readiness is this app's (the probes included).
             routes.append(Route("/openenv/ready", self._openenv_ready, methods=["GET"]))
             routes.append(Mount("/openenv", app=self._openenv.app))
-        self.app: ASGIApp = RequestBodyLimitMiddleware(
-            Starlette(routes=routes, lifespan=self._lifespan), max_body_bytes
+        self.app: ASGIApp = RequestGuard(
+            Starlette(routes=routes, lifespan=self._lifespan),
+            hosts,
+            max_body_bytes=max_body_bytes,
         )
 
     @property
@@ -146,6 +166,25 @@ class ServeApp:
         n = len(self.catalog.tasks) if self.catalog is not None else 0
         return JSONResponse({"status": "healthy", **self._ready_body(n)})
 
+    def reap_idle(self) -> int:
+        """Drop the sessions and RL episodes idle beyond ``idle_timeout_s``.
+
+        Returns:
+            How many were dropped (0 with no timeout).
+        """
+        if self.idle_timeout_s is None:
+            return 0
+        n = len(self.store.reap(self.idle_timeout_s))
+        if self._openenv is not None:
+            n += len(self._openenv.reap(self.idle_timeout_s))
+        return n
+
+    async def _reaper(self) -> None:
+        assert self.idle_timeout_s is not None  # started only with a timeout
+        while True:
+            await asyncio.sleep(min(max(self.idle_timeout_s / 4, 0.05), 30.0))
+            self.reap_idle()
+
     async def load(self) -> None:
         """Load the catalog off the loop, then settle its readiness probes.
 
@@ -173,10 +212,13 @@ class ServeApp:
                 if self._openenv is not None:
                     await stack.enter_async_context(self._openenv.lifespan())
                 loading = asyncio.create_task(self.load())
+                reaper = asyncio.create_task(self._reaper()) if self.idle_timeout_s else None
                 try:
                     yield
                 finally:
                     loading.cancel()
+                    if reaper is not None:
+                        reaper.cancel()
                     self.store.close()
         finally:
             if loading is not None:  # its error, if any, was /ready's to report

@@ -10,9 +10,14 @@ user; statebox answers with the user's next turn) or ``end`` (its final response
 The gateway runs in-process on 127.0.0.1 (port 0) on the campaign's event loop,
 started on the first turn and stopped by `HttpAgentFactory.aclose` (the runner calls
 it when the campaign ends). Turn requests are never retried: a retry could repeat the
-agent's tool calls. An unreachable agent, an HTTP error or a malformed answer raises
-`ModelEndpointError` (the trial becomes a system error); so does a server that failed
-under one of the agent's tool calls (`BackendError`, after the turn).
+agent's tool calls.
+
+Whatever the agent sends is the agent's doing: an HTTP error status, an answer outside
+the protocol, one larger than ``max_answer_bytes``, or no answer within the turn's time
+limit raises `AgentError` — the trial ends with ``agent_error`` and fails, so an agent
+cannot turn a trial it is losing into a re-run. Only an agent that cannot be reached
+at all (no connection) raises `ModelEndpointError`, a system error; so does a server
+that failed under one of the agent's tool calls (`BackendError`, after the turn).
 """
 
 from __future__ import annotations
@@ -24,7 +29,7 @@ import httpx
 from pydantic import ValidationError
 
 from statebox._model import Model
-from statebox.agents import Agent, TrialContext
+from statebox.agents import Agent, AgentError, TrialContext
 from statebox.episode import Action, End, Episode, MessageUser, Observation
 from statebox.errors import BackendError, ConfigError, ModelEndpointError
 from statebox.serve._app import BackgroundServer, ServeApp
@@ -34,6 +39,9 @@ __all__ = ["PROTOCOL", "AgentTurnRequest", "AgentTurnResponse", "HttpAgentFactor
 
 PROTOCOL: Literal["statebox.agent/v1"] = "statebox.agent/v1"
 """Protocol name sent in every turn request."""
+
+MAX_ANSWER_BYTES = 1024 * 1024
+"""Default cap on one turn answer of an outside agent, in bytes."""
 
 
 class ChatMessage(Model):
@@ -129,15 +137,19 @@ class HttpAgentFactory:
     Args:
         url: The outside agent's endpoint (``http(s)://HOST/PATH``).
         timeout_s: Limit of one turn request in seconds (tool calls included).
+        max_answer_bytes: Largest turn answer accepted; a longer one is an agent error.
     """
 
     name = "http"
 
-    def __init__(self, url: str, timeout_s: float = 300.0) -> None:
+    def __init__(
+        self, url: str, timeout_s: float = 300.0, max_answer_bytes: int = MAX_ANSWER_BYTES
+    ) -> None:
         if not url.startswith(("http://", "https://")):
             raise ConfigError(f"agent URL {url!r} must start with http:// or https://")
         self.url = url
         self.timeout_s = timeout_s
+        self.max_answer_bytes = max_answer_bytes
         self._serve: ServeApp | None = None
         self._server: BackgroundServer | None = None
         self._client: httpx.AsyncClient | None = None
@@ -193,20 +205,38 @@ class HttpAgentFactory:
         """POST one turn and parse the answer.
 
         Raises:
-            ModelEndpointError: Unreachable, non-2xx, or an answer not matching the protocol.
+            ModelEndpointError: The agent cannot be reached (no connection).
+            AgentError: The agent answered an HTTP error, outside the protocol, more than
+                ``max_answer_bytes``, or not within ``timeout_s``.
         """
         assert self._client is not None  # attach() started it
+        where = f"agent {self.url}"
         try:
-            r = await self._client.post(self.url, json=request.model_dump(mode="json"))
-        except httpx.HTTPError as exc:
-            raise ModelEndpointError(f"agent {self.url}: {type(exc).__name__}: {exc}") from exc
-        if r.status_code // 100 != 2:
-            raise ModelEndpointError(f"agent {self.url} answered HTTP {r.status_code}")
+            async with self._client.stream(
+                "POST", self.url, json=request.model_dump(mode="json")
+            ) as r:
+                if r.status_code // 100 != 2:
+                    raise AgentError(f"{where} answered HTTP {r.status_code}")
+                body = bytearray()
+                async for chunk in r.aiter_bytes():
+                    body += chunk
+                    if len(body) > self.max_answer_bytes:
+                        raise AgentError(
+                            f"{where} answered more than {self.max_answer_bytes} bytes "
+                            f"(the cap on one turn answer of protocol {PROTOCOL})"
+                        )
+        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.PoolTimeout) as exc:
+            raise ModelEndpointError(f"{where}: {type(exc).__name__}: {exc}") from exc
+        except httpx.HTTPError as exc:  # it took the request, then failed to answer
+            raise AgentError(f"{where}: {type(exc).__name__}: {exc}") from exc
         try:
-            return AgentTurnResponse.model_validate_json(r.content)
+            return AgentTurnResponse.model_validate_json(bytes(body))
         except ValidationError as exc:
-            raise ModelEndpointError(
-                f"agent {self.url} answered outside protocol {PROTOCOL}: {exc}"
+            first = exc.errors(include_url=False)[0]
+            where_in = ".".join(str(x) for x in first["loc"]) or "(answer)"
+            raise AgentError(
+                f"{where} answered outside protocol {PROTOCOL}: {where_in}: {first['msg']}"
+                + (f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else "")
             ) from exc
 
     async def aclose(self) -> None:

@@ -10,15 +10,18 @@ What the gateway lists and executes is the session's allowlist, nothing more:
 
 - ``tools/list`` returns the allowlisted tool schemas of the episode's start;
 - ``tools/call`` refuses lifecycle and reserved-looking names by name (reset, verdict,
-  ``__reserved__init`` ...) without touching the episode, and sends every other name
+  ``__reserved__init`` ...) before they reach any tool, and sends every other name
   through `Episode.step` — the `Dispatcher` refuses names outside the allowlist and
-  bad arguments with a structured error, so the refusal is in the transcript and the
-  world is unchanged. Tool results return as MCP results (JSON text plus structured
-  content); refusals as ``isError`` results. A server that fails under a call ends the
-  episode as a system error (``isError``, kind ``system_error``; no details to the agent).
+  bad arguments with a structured error. Either way the call and its refusal are a
+  step in the transcript and the world is unchanged. Tool results return as MCP
+  results (JSON text plus structured content); refusals as ``isError`` results. A
+  server that fails under a call ends the episode as a system error (``isError``, kind
+  ``system_error``; no details to the agent).
 
 Unknown session, wrong token, oversized body (413) and malformed JSON-RPC are answered
-before any handler runs.
+before any handler runs. The endpoint is POST only: in stateless JSON mode there is no
+server-to-client stream to open, so a GET (or DELETE) is answered 405 at once instead
+of holding a stream open that would outlive the session.
 """
 
 from __future__ import annotations
@@ -143,14 +146,16 @@ class McpGateway:
         @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
         async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
             session = current()
-            if is_reserved_name(name):
-                return _error("not_allowed", f"{name!r} is a lifecycle name, not a tool")
             if session.system_error is not None:
                 return _error("system_error", _SYSTEM_ERROR)
             if session.episode.done:
                 return _error("invalid_state", "the episode has ended; no more tool calls")
+            args = dict(arguments or {})
+            if is_reserved_name(name):
+                message = f"{name!r} is a lifecycle name, not a tool"
+                return tool_result_to_mcp(await session.refuse_tool(name, args, message))
             try:
-                result = await session.call_tool(name, dict(arguments or {}))
+                result = await session.call_tool(name, args)
             except EpisodeSystemError:
                 return _error("system_error", _SYSTEM_ERROR)
             return tool_result_to_mcp(result)
@@ -190,6 +195,13 @@ class McpGateway:
         session = self.store.get(sid) if sid and path.strip("/") == sid else None
         if session is None:
             await JSONResponse({"error": "unknown session"}, status_code=404)(scope, receive, send)
+            return
+        if scope.get("method") != "POST":
+            await JSONResponse(
+                {"error": "the MCP endpoint answers POST only (stateless JSON responses)"},
+                status_code=405,
+                headers={"Allow": "POST"},
+            )(scope, receive, send)
             return
         if not same_secret(_bearer(scope), session.token):
             await JSONResponse(

@@ -20,32 +20,43 @@ and ``metadata.status == "system_error"``, never a reward of 0.
 Episodes live in the server, keyed by an unguessable episode id that reset returns:
 a WebSocket session steps its own episode; plain HTTP ``/step`` names it with an
 ``episode_id`` field beside the action (OpenEnv's HTTP routes build a fresh
-`Environment` per request). Ended episodes are dropped at once; live ones beyond
-``max_live`` are evicted oldest first.
+`Environment` per request). Ended episodes are dropped at once.
+
+Nobody can crowd out other clients: a client (peer address) holds at most
+``max_per_client`` live episodes (its own oldest is dropped beyond that) and as many
+WebSockets; episodes and WebSockets idle for ``idle_timeout_s`` are reaped; when
+``max_live`` episodes are live a reset is refused (503), never served by evicting
+someone else's. With a ``token``, every route but ``/health`` and ``/ready`` needs
+``Authorization: Bearer <token>`` (the WebSocket handshake too). Only OpenEnv's
+environment routes are served: its ``/mcp`` session routes (which would hold slots
+statebox's environments do not use), task listings and docs pages answer 404.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import functools
 import random
-from collections import OrderedDict
+import time
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
 from openenv.core.env_server import Environment, create_fastapi_app
-from openenv.core.env_server.types import EnvironmentMetadata
+from openenv.core.env_server.types import ConcurrencyConfig, EnvironmentMetadata
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from statebox.episode import Action as EpisodeAction
 from statebox.episode import CallTool, End, MessageUser
 from statebox.episode import Observation as EpisodeObservation
 from statebox.serve._failures import EpisodeSystemError
 from statebox.serve._openenv_types import StateboxAction, StateboxObservation, StateboxState
-from statebox.serve._sessions import Session, TaskCatalog
+from statebox.serve._sessions import Session, TaskCatalog, same_secret
 from statebox.tasks import Task
 from statebox.tools import ToolCall, ToolResult
 
@@ -55,11 +66,24 @@ __all__ = ["EpisodeRequestError", "OpenEnvServer", "StateboxEnvironment"]
 class EpisodeRequestError(ValueError):
     """A reset or step the server refuses (unknown task, test split, no live episode).
 
-    OpenEnv's WebSocket session reports it as an error message; HTTP answers 400.
+    OpenEnv's WebSocket session reports it as an error message; HTTP answers
+    ``status`` (400, or 503 when the server is full).
     """
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 _OPEN_WHILE_LOADING = frozenset({"/health", "/ready"})
+_OPEN_WITHOUT_TOKEN = _OPEN_WHILE_LOADING
+_SERVED = frozenset({"/reset", "/step", "/state", "/schema", "/metadata", "/ws"}) | (
+    _OPEN_WHILE_LOADING
+)
+"""OpenEnv's environment routes; the rest of its app (MCP sessions, task API, docs) is off."""
+
+_CLIENT: contextvars.ContextVar[str] = contextvars.ContextVar("statebox_openenv_client")
+"""The peer address of the request being served (per-client limits)."""
 
 
 def _agent_result(r: ToolResult) -> dict[str, Any]:
@@ -83,8 +107,11 @@ class OpenEnvServer:
     Args:
         catalog: Returns the task catalog, or None while it loads.
         allow_test_split: Serve ``split: test`` tasks too.
-        max_live: Most live episodes kept; the oldest is evicted beyond it.
+        max_live: Most live episodes at once; a reset beyond it is refused (503).
         max_sessions: Most concurrent WebSocket sessions.
+        max_per_client: Most live episodes, and WebSockets, of one peer address.
+        idle_timeout_s: Episodes and WebSockets unused this long are reaped (None: never).
+        token: Bearer token every route but health and readiness needs (None: none).
     """
 
     def __init__(
@@ -94,17 +121,24 @@ class OpenEnvServer:
         *,
         max_live: int = 4096,
         max_sessions: int = 1024,
+        max_per_client: int = 64,
+        idle_timeout_s: float | None = None,
+        token: str | None = None,
     ) -> None:
         self.catalog = catalog
         self.allow_test_split = allow_test_split
         self.max_live = max_live
+        self.max_per_client = max_per_client
+        self.idle_timeout_s = idle_timeout_s
         self.live: OrderedDict[str, Session] = OrderedDict()
+        self.owner: dict[str, str] = {}
+        """Episode id → the peer address that opened it."""
         self._rng = random.Random(0)
         inner = create_fastapi_app(
             functools.partial(StateboxEnvironment, self),
             StateboxAction,
             StateboxObservation,
-            max_concurrent_envs=max_sessions,
+            concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions),
             env_name="statebox",
             state_cls=StateboxState,
             mode="simulation",
@@ -117,7 +151,8 @@ class OpenEnvServer:
             return JSONResponse({"ready": True, "tasks": len(self.servable())})
 
         async def refused(request: Request, exc: Exception) -> JSONResponse:
-            return JSONResponse({"error": str(exc)}, status_code=400)
+            status = exc.status if isinstance(exc, EpisodeRequestError) else 400
+            return JSONResponse({"error": str(exc)}, status_code=status)
 
         async def failed(request: Request, exc: Exception) -> JSONResponse:
             return JSONResponse({"status": "system_error", "error": str(exc)}, status_code=502)
@@ -125,7 +160,7 @@ class OpenEnvServer:
         inner.add_api_route("/ready", ready, methods=["GET"])
         inner.add_exception_handler(EpisodeRequestError, refused)
         inner.add_exception_handler(EpisodeSystemError, failed)
-        self.app: ASGIApp = _ReadinessGate(inner, lambda: self.catalog() is not None)
+        self.app: ASGIApp = _Gate(self, inner, token)
 
     @asynccontextmanager
     async def lifespan(self) -> AsyncIterator[None]:
@@ -136,6 +171,7 @@ class OpenEnvServer:
             for s in self.live.values():
                 s.close()
             self.live.clear()
+            self.owner.clear()
 
     def _allows_test(self, cat: TaskCatalog) -> bool:
         return self.allow_test_split or cat.evaluation_only is not None
@@ -189,21 +225,49 @@ class OpenEnvServer:
         return rng.choice(tasks)
 
     def open(self, task: Task) -> Session:
-        """A new live episode of ``task`` (evicting the oldest beyond ``max_live``)."""
+        """A new live episode of ``task`` for the current client.
+
+        Beyond ``max_per_client`` the client's own oldest episode is dropped; other
+        clients' episodes are never evicted.
+
+        Raises:
+            EpisodeRequestError: ``max_live`` episodes are live (status 503).
+        """
         cat = self.catalog()
         assert cat is not None  # pick() checked
+        client = _CLIENT.get("")
+        mine = [eid for eid in self.live if self.owner.get(eid) == client]
+        for eid in mine[: max(0, len(mine) - self.max_per_client + 1)]:
+            self.drop(eid)
+        if len(self.live) >= self.max_live and self.idle_timeout_s is not None:
+            self.reap(self.idle_timeout_s)
+        if len(self.live) >= self.max_live:
+            raise EpisodeRequestError(
+                f"{self.max_live} live episodes already; try again later", status=503
+            )
         session = Session(cat.episode(task), cat)
         self.live[session.id] = session
-        while len(self.live) > self.max_live:
-            _, old = self.live.popitem(last=False)
-            old.close()
+        self.owner[session.id] = client
         return session
 
     def drop(self, episode_id: str) -> None:
         """Forget an episode and close its world."""
         s = self.live.pop(episode_id, None)
+        self.owner.pop(episode_id, None)
         if s is not None:
             s.close()
+
+    def reap(self, idle_s: float) -> list[str]:
+        """Drop the live episodes unused for more than ``idle_s`` seconds.
+
+        Returns:
+            The episode ids dropped.
+        """
+        cutoff = time.monotonic() - idle_s
+        idle = [eid for eid, s in self.live.items() if s.last_active < cutoff]
+        for eid in idle:
+            self.drop(eid)
+        return idle
 
 
 def _mode(s: Session) -> dict[str, Any]:
@@ -361,21 +425,88 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
         )
 
 
-class _ReadinessGate:
-    """ASGI wrapper refusing everything but health and readiness until tasks load."""
+class _Gate:
+    """ASGI wrapper in front of OpenEnv's app: routes, token, readiness, per-client limits.
 
-    def __init__(self, app: ASGIApp, ready: Callable[[], bool]) -> None:
+    Sets the client context (peer address) for `OpenEnvServer.open`, answers 404 for
+    routes statebox does not serve, 401 without the token, 503 until the tasks are
+    loaded; a client's WebSockets beyond ``max_per_client`` are refused (1013) and one
+    idle for ``idle_timeout_s`` is closed (1001) as if its client had left.
+    """
+
+    def __init__(self, server: OpenEnvServer, app: ASGIApp, token: str | None) -> None:
+        self.server = server
         self.app = app
-        self.ready = ready
+        self.token = token
+        self.sockets: Counter[str] = Counter()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] in ("http", "websocket") and not self.ready():
-            path = scope.get("path", "")
-            root = scope.get("root_path", "")
-            if path.removeprefix(root) not in _OPEN_WHILE_LOADING:
-                if scope["type"] == "websocket":
-                    await send({"type": "websocket.close", "code": 1013})
-                    return
-                await JSONResponse({"error": "tasks are still loading"}, 503)(scope, receive, send)
+        kind = scope["type"]
+        if kind not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "").removeprefix(scope.get("root_path", ""))
+        problem: tuple[int, str] | None = None
+        if path not in _SERVED:
+            problem = (404, "not found")
+        elif self.token is not None and path not in _OPEN_WITHOUT_TOKEN:
+            auth = Headers(scope=scope).get("authorization", "")
+            given = auth[7:].strip() if auth[:7].lower() == "bearer " else None
+            if not same_secret(given, self.token):
+                problem = (401, "missing or wrong OpenEnv token")
+        if problem is None and path not in _OPEN_WHILE_LOADING and self.server.catalog() is None:
+            problem = (503, "tasks are still loading")
+        client = (scope.get("client") or ("", 0))[0]
+        crowded = kind == "websocket" and self.sockets[client] >= self.server.max_per_client
+        if problem is None and crowded:
+            problem = (429, f"{self.server.max_per_client} WebSockets of this client open")
+        if problem is not None:
+            if kind == "websocket":
+                code = {404: 1008, 401: 1008, 503: 1013, 429: 1013}[problem[0]]
+                await send({"type": "websocket.close", "code": code, "reason": problem[1]})
                 return
-        await self.app(scope, receive, send)
+            headers = {"WWW-Authenticate": "Bearer"} if problem[0] == 401 else None
+            response = JSONResponse({"error": problem[1]}, problem[0], headers=headers)
+            await response(scope, receive, send)
+            return
+        token = _CLIENT.set(client)
+        try:
+            if kind == "websocket":
+                self.sockets[client] += 1
+                try:
+                    await self._socket(scope, receive, send)
+                finally:
+                    self.sockets[client] -= 1
+                    if self.sockets[client] <= 0:
+                        del self.sockets[client]
+            else:
+                await self.app(scope, receive, send)
+        finally:
+            _CLIENT.reset(token)
+
+    async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        idle = self.server.idle_timeout_s
+        if idle is None:
+            await self.app(scope, receive, send)
+            return
+        gone = False
+
+        async def timed_receive() -> Message:
+            nonlocal gone
+            if gone:
+                return {"type": "websocket.disconnect", "code": 1001}
+            try:
+                async with asyncio.timeout(idle):
+                    return await receive()
+            except TimeoutError:
+                # Idle: close it for the client, and tell OpenEnv's handler it left so it
+                # frees the session slot.
+                gone = True
+                await send({"type": "websocket.close", "code": 1001, "reason": "idle"})
+                return {"type": "websocket.disconnect", "code": 1001}
+
+        async def guarded_send(message: Message) -> None:
+            if not gone:
+                await send(message)
+
+        await self.app(scope, timed_receive, guarded_send)

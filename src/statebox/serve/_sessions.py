@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import hmac
 import secrets
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
@@ -224,6 +225,12 @@ class Session:
         self.verdict: Verdict | None = None
         self.system_error: str | None = None
         """Why the episode ended in a system error (its environment failed), if it did."""
+        self.last_active = time.monotonic()
+        """When a driver last used it (monotonic seconds): idle sessions are reaped."""
+
+    def touch(self) -> None:
+        """Mark the session as used now."""
+        self.last_active = time.monotonic()
 
     @property
     def task(self) -> Task:
@@ -241,6 +248,7 @@ class Session:
         Raises:
             EpisodeSystemError: The environment failed to start the episode.
         """
+        self.touch()
         async with self.lock:
             self.verdict, self.system_error = None, None
             try:
@@ -261,6 +269,7 @@ class Session:
             RuntimeError: The episode has not started or has ended.
             EpisodeSystemError: The environment failed (the episode is over).
         """
+        self.touch()
         async with self.lock:
             if self.episode.done:
                 raise RuntimeError("the episode has ended")
@@ -270,12 +279,26 @@ class Session:
                 raise self._failed(f"{type(exc).__name__}: {exc}") from exc
             return self.episode.tool_results[-1]
 
+    async def refuse_tool(self, name: str, args: dict[str, Any], message: str) -> ToolResult:
+        """Refuse a call by name (a lifecycle name) as a recorded step of the episode.
+
+        Raises:
+            RuntimeError: The episode has not started or has ended.
+        """
+        self.touch()
+        async with self.lock:
+            if self.episode.done:
+                raise RuntimeError("the episode has ended")
+            self.episode.refuse(ToolCall(tool=name, args=args), "not_allowed", message)
+            return self.episode.tool_results[-1]
+
     async def step(self, action: Action) -> Observation:
         """Take any action (drivers and the control API).
 
         Raises:
             EpisodeSystemError: The environment failed (the episode is over).
         """
+        self.touch()
         async with self.lock:
             try:
                 return await self.episode.step(action)
@@ -362,6 +385,18 @@ class SessionStore:
     def sessions(self) -> list[Session]:
         """Live sessions in creation order."""
         return list(self._sessions.values())
+
+    def reap(self, idle_s: float) -> list[str]:
+        """Remove (and close) the sessions unused for more than ``idle_s`` seconds.
+
+        Returns:
+            The ids removed.
+        """
+        cutoff = time.monotonic() - idle_s
+        idle = [sid for sid, s in self._sessions.items() if s.last_active < cutoff]
+        for sid in idle:
+            self.remove(sid)
+        return idle
 
     def remove(self, session_id: str, *, close: bool = True) -> bool:
         """Forget a session (closing its world when ``close``); False when unknown."""

@@ -2,18 +2,25 @@
 
 A file holds one task (a mapping) or a list of tasks. A folder is read recursively in
 sorted path order, so the same folder always gives the same task list and bundle hash.
+
+Errors are one line. Of a task's problems, an unknown key is reported first, with the
+closest known key as a hint (``golde`` → ``did you mean 'golden'?``): a misspelt key
+otherwise shows up as the missing field it was meant to be.
 """
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
+import types
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Union, get_args, get_origin
 
 import yaml
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from statebox.errors import TaskSpecError
 from statebox.tasks._model import Task
@@ -45,6 +52,55 @@ def _field_path(loc: Sequence[int | str], data: Any) -> str:
     return out
 
 
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The pydantic models an annotation can hold (through unions, tuples, lists, dicts)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    origin = get_origin(annotation)
+    if origin is None:
+        return []
+    args = get_args(annotation)
+    if origin in (Union, types.UnionType, tuple, list, set, frozenset):
+        return [m for a in args for m in _models_in(a)]
+    if origin is dict and len(args) == 2:
+        return _models_in(args[1])
+    return [m for a in args[:1] for m in _models_in(a)]  # Annotated[X, ...] and the like
+
+
+def _known_keys(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
+    """The keys the model at ``loc`` (below ``model``) accepts; empty when unknown."""
+    current: list[type[BaseModel]] = [model]
+    for part in loc:
+        if isinstance(part, int):
+            continue  # a list index: same model
+        nested = [
+            m
+            for c in current
+            if part in c.model_fields
+            for m in _models_in(c.model_fields[part].annotation)
+        ]
+        if not nested:
+            # A union member tag (pydantic appends them) or a dict key: stay put.
+            continue
+        current = nested
+    return sorted({k for c in current for k in c.model_fields})
+
+
+def _message(err: ErrorDetails, model: type[BaseModel]) -> str:
+    if err["type"] != "extra_forbidden" or not err["loc"]:
+        return err["msg"]
+    key = str(err["loc"][-1])
+    close = difflib.get_close_matches(key, _known_keys(model, err["loc"][:-1]), n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown key {key!r}{hint}"
+
+
+def _first_error(exc: ValidationError) -> ErrorDetails:
+    errors = exc.errors(include_url=False)
+    # A misspelt key also makes the key it stands for missing: name the unknown one.
+    return next((e for e in errors if e["type"] == "extra_forbidden"), errors[0])
+
+
 def parse_tasks(data: Any, *, file: Path | str | None = None) -> list[Task]:
     """Validate already-parsed YAML data (a mapping or a list of mappings) into tasks.
 
@@ -60,11 +116,11 @@ def parse_tasks(data: Any, *, file: Path | str | None = None) -> list[Task]:
         try:
             tasks.append(Task.model_validate(item))
         except ValidationError as exc:
-            err = exc.errors(include_url=False)[0]
+            err = _first_error(exc)
             field = _field_path(err["loc"], item) or None
             more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
             raise TaskSpecError(
-                f"{err['msg']}{more}", file=file, task_id=task_id or f"#{i}", field=field
+                f"{_message(err, Task)}{more}", file=file, task_id=task_id or f"#{i}", field=field
             ) from exc
     return tasks
 
@@ -97,8 +153,16 @@ def load_tasks(paths: Path | str | Iterable[Path | str]) -> list[Task]:
         for file in _files(root):
             try:
                 data = yaml.load(file.read_text(encoding="utf-8"), Loader=_Loader)
-            except (OSError, yaml.YAMLError) as exc:
-                raise TaskSpecError(f"cannot read YAML: {exc}", file=file) from exc
+            except UnicodeDecodeError as exc:
+                raise TaskSpecError(
+                    f"not a UTF-8 text file (byte {exc.start}): task files are YAML text",
+                    file=file,
+                ) from exc
+            except OSError as exc:
+                raise TaskSpecError(f"cannot read it: {exc.strerror or exc}", file=file) from exc
+            except yaml.YAMLError as exc:
+                first = " ".join(str(exc).split())
+                raise TaskSpecError(f"cannot read YAML: {first}", file=file) from exc
             if data is None:
                 continue
             for task in parse_tasks(data, file=file):

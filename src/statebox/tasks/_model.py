@@ -1,4 +1,4 @@
-"""The `Task` model: x = (b0, g, T, U, C) plus a golden trajectory (DESIGN.md §4).
+"""The `Task` model: x = (b0, g, T, U, C) plus a golden trajectory (docs/design.md §5).
 
 Tasks are frozen, extra keys are errors, and every field is documented. The YAML
 shape of ``initial_state`` (table keys beside an optional ``delete:``) is turned into
@@ -8,6 +8,7 @@ a `StatePatch` by a before-validator, so code sees one typed shape.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import AwareDatetime, Field, ValidationInfo, field_validator, model_validator
@@ -164,6 +165,25 @@ class Task(Model):
         if not v and not info.data.get("read_only", False):
             raise ValueError("golden is empty: declare read_only: true for a no-change task")
         return v
+
+    @field_validator("now", mode="before")
+    @classmethod
+    def _iso_now(cls, v: Any) -> Any:
+        # pydantic would read 12345 (or "12345") as seconds since 1970: a clock that is
+        # almost certainly a typo. Only an ISO 8601 timestamp is a time here.
+        if isinstance(v, datetime):
+            return v
+        if isinstance(v, str):
+            try:
+                datetime.fromisoformat(v)
+            except ValueError:
+                pass
+            else:
+                return v
+        raise ValueError(
+            f"{v!r} is not an ISO 8601 timestamp; write one with its timezone, such as "
+            "'2025-10-01T13:00:00+00:00'"
+        )
 
     @field_validator("id")
     @classmethod

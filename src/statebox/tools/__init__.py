@@ -3,6 +3,8 @@
 from statebox.tools._dispatch import Dispatcher, ToolCall, ToolFailure, ToolResult, tool_map
 from statebox.tools._errors import DispatchErrorKind, ToolError, ToolErrorKind
 from statebox.tools._spec import (
+    INT64_MAX,
+    INT64_MIN,
     REQUIRED,
     RESERVED_TOOL_NAMES,
     ToolParam,
@@ -12,6 +14,8 @@ from statebox.tools._spec import (
 )
 
 __all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
     "REQUIRED",
     "RESERVED_TOOL_NAMES",
     "DispatchErrorKind",

@@ -5,6 +5,11 @@ unknown (both answered `unknown_tool`, so the allowlist leaks nothing), validate
 arguments (`invalid_arguments`), and runs the tool in one transaction. Every refusal
 is a `ToolResult` with an error for the agent and leaves the world untouched; only a
 bug in a tool escapes as an exception (the runner records it as a system error).
+
+Whatever an agent sends is the agent's doing: a value the schema let through but that
+SQLite cannot bind or Python cannot compute with (an integer beyond 64 bits, a date
+out of range, a string too big) is an ``invalid_arguments`` result too, never a
+system error a re-run could turn into a second chance.
 """
 
 from __future__ import annotations
@@ -75,6 +80,19 @@ def _error(call: ToolCall, kind: DispatchErrorKind, message: str, mutating: bool
     )
 
 
+_BINDING_ERRORS = (OverflowError, sqlite3.InterfaceError, sqlite3.DataError)
+"""Errors of values that cannot be bound or computed with (agent-sent data, not bugs)."""
+
+
+def _binding_error(exc: BaseException) -> bool:
+    if isinstance(exc, _BINDING_ERRORS):
+        return True
+    # sqlite3 names the parameter it could not bind ("Error binding parameter 2: ..."),
+    # unlike a bug in the SQL ("Incorrect number of bindings supplied").
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.ProgrammingError) and "error binding parameter" in text
+
+
 def _validation_message(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors(include_url=False):
@@ -114,7 +132,8 @@ class Dispatcher:
 
         Returns:
             A `ToolResult`; refusals (unknown, not allowed, bad arguments, `ToolError`,
-            a violated constraint) carry an error and leave the world unchanged.
+            a violated constraint, a value SQLite cannot bind) carry an error and leave
+            the world unchanged.
 
         Raises:
             DomainError: A tool declared read-only wrote to the world (rolled back).
@@ -148,6 +167,11 @@ class Dispatcher:
             return _error(call, exc.kind, exc.message, spec.mutates)
         except sqlite3.IntegrityError as exc:
             return _error(call, "invalid_state", f"constraint failed: {exc}", spec.mutates)
+        except (OverflowError, sqlite3.Error) as exc:
+            if not _binding_error(exc):
+                raise
+            message = f"a value cannot be stored or used: {exc}"
+            return _error(call, "invalid_arguments", message, spec.mutates)
         return ToolResult(
             tool=call.tool,
             call_id=call.id,

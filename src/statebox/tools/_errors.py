@@ -16,8 +16,12 @@ DispatchErrorKind: TypeAlias = Literal[
     "invalid_arguments",
     "unknown_tool",
     "not_allowed",
+    "internal_error",
 ]
-"""Every kind an agent can receive: the tool kinds plus those the dispatcher adds."""
+"""Every kind an agent can receive: the tool kinds plus those the dispatcher adds.
+
+``internal_error`` marks a call statebox itself failed to run (a bug, a backend that
+died); it is recorded in the transcript and makes the trial a system error."""
 
 
 class ToolError(Exception):

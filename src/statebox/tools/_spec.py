@@ -5,20 +5,39 @@ pydantic model (``extra="forbid"``) built once at import, which gives both argum
 validation and the JSON Schema. A parameter without a type or without a line under
 ``Args:``, a tool without a summary, or a reserved name fails at import, so a domain
 cannot ship a tool the agent cannot understand.
+
+Every ``int`` in a parameter's type (inside ``Optional``, unions, lists and tuples
+too) is bounded to SQLite's 64-bit range, in the schema and in validation: an agent's
+2**63 is an ``invalid_arguments`` result, never an overflow inside the tool.
 """
 
 from __future__ import annotations
 
 import inspect
 import re
+import types
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, get_type_hints
+from typing import Annotated, Any, NamedTuple, Union, get_args, get_origin, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from statebox.errors import DomainError
 
-__all__ = ["REQUIRED", "RESERVED_TOOL_NAMES", "ToolParam", "ToolSpec", "make_tool", "tool"]
+__all__ = [
+    "INT64_MAX",
+    "INT64_MIN",
+    "REQUIRED",
+    "RESERVED_TOOL_NAMES",
+    "ToolParam",
+    "ToolSpec",
+    "make_tool",
+    "tool",
+]
+
+INT64_MIN = -(2**63)
+"""Smallest integer a tool argument may carry (SQLite INTEGER)."""
+INT64_MAX = 2**63 - 1
+"""Largest integer a tool argument may carry (SQLite INTEGER)."""
 
 RESERVED_TOOL_NAMES = frozenset(
     {"reset", "step", "state", "snapshot", "effects", "verdict", "init", "teardown", "close"}
@@ -67,6 +86,21 @@ def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
             elif current and line.strip():
                 args[current] = (args[current] + " " + line.strip()).strip()
     return "\n".join(desc).strip(), args
+
+
+def _bounded(tp: Any) -> Any:
+    """``tp`` with every ``int`` in it bounded to [INT64_MIN, INT64_MAX]."""
+    if tp is int:
+        return Annotated[int, Field(ge=INT64_MIN, le=INT64_MAX)]
+    origin, args = get_origin(tp), get_args(tp)
+    if origin is Annotated:
+        # A tool's own, narrower bounds come after ours and win.
+        return Annotated[(_bounded(args[0]), *tp.__metadata__)]
+    if origin in (Union, types.UnionType):
+        return Union[tuple(_bounded(a) for a in args)]  # noqa: UP007 (built from a tuple)
+    if origin in (list, tuple, set, frozenset, dict) and args:
+        return origin[tuple(a if a is Ellipsis else _bounded(a) for a in args)]
+    return tp
 
 
 class ToolSpec:
@@ -210,6 +244,6 @@ def make_tool(
             raise DomainError(f"tool {name}: two arguments are named {p.name!r}")
         if not p.doc.strip():
             raise DomainError(f"tool {name}: document parameter {p.name!r} under Args:")
-        fields[p.name] = (p.type, Field(p.default, description=p.doc))
+        fields[p.name] = (_bounded(p.type), Field(p.default, description=p.doc))
     model = create_model(f"{name}_args", __config__=ConfigDict(extra="forbid"), **fields)
     return ToolSpec(name, description, mutates, model, fn)

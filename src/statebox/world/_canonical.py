@@ -2,7 +2,7 @@
 
 Every comparison statebox makes (hash, diff, effects, check values) goes through
 `canonical_value`, so two states hash alike exactly when their diff is empty
-(DESIGN.md §3 invariant 4). Typed values are normalised: an integral float equals the
+(docs/design.md §4, invariant 4). Typed values are normalised: an integral float equals the
 integer (`25.0` → `25`), booleans are integers (SQLite stores them so), other floats
 keep Python's shortest round-trip repr (the same on every machine), blobs become a
 tagged hex string. Rows are keyed by primary key and ordered by it; column order and

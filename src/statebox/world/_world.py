@@ -3,7 +3,7 @@
 A `WorldTemplate` is a domain's schema and seed (plus, for a task, its initial-state
 patch) built once into an in-memory database and serialised to bytes. `clone()`
 deserialises those bytes into a fresh in-memory connection: a trial's world shares
-nothing with any other (DESIGN.md §3 invariant 1) and costs a memcpy, not a process.
+nothing with any other (docs/design.md §4, invariant 1) and costs a memcpy, not a process.
 
 Tools see a world only through `WorldTx`, which runs inside one transaction: a call
 that raises rolls back whole (invariant 2). Time comes from the world's frozen clock

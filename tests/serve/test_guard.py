@@ -1,0 +1,221 @@
+"""Serving security and hostile input (issue 17, items 8-10).
+
+Host and Origin checks on every route (DNS rebinding, cross-site WebSocket hijacking),
+JSON-only bodies, deep JSON answered 400, GET on the MCP endpoint answered 405, idle
+sessions and RL episodes reaped, per-client limits, and a token on the RL server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+pytest.importorskip("openenv")
+
+from serving import SERVE_TASKS, TOKEN, auth, catalog, create, serving
+from typer.testing import CliRunner
+from websockets.asyncio.client import connect
+
+from fixtures.support import TOY_REF
+from statebox.cli import app as cli
+from statebox.serve import ServeApp, StateboxEnvClient
+from statebox.serve._guard import allowed_hosts, host_name, json_depth
+
+DEEP = b'{"a":' * 1000 + b"1" + b"}" * 1000
+JSON = {"Content-Type": "application/json"}
+
+
+def test_json_depth_counts_nesting_outside_strings_only() -> None:
+    assert json_depth(b'{"a": [1, {"b": "[[[[[[[["}]}', limit=2) == 3
+    assert json_depth(b'{"a": "{{{{\\"{{{{"}', limit=1) == 1
+    assert json_depth(DEEP, limit=64) == 1000
+    assert json_depth(b"[" * 10 + b"]" * 10, limit=64) == 64  # within the limit
+
+
+def test_host_names_and_the_default_allowed_set() -> None:
+    assert host_name("127.0.0.1:8000") == "127.0.0.1"
+    assert host_name("[::1]:8000") == "::1"
+    assert host_name("http://Evil.Example:80") == "evil.example"
+    assert allowed_hosts("0.0.0.0") == {"127.0.0.1", "localhost", "::1"}
+    assert "box.lan" in allowed_hosts("0.0.0.0", ["box.lan:8000"])
+
+
+def test_foreign_host_and_origin_are_refused_on_every_route() -> None:
+    async def go() -> None:
+        async with serving(openenv=True) as s:
+            info = await create(s, "toy.transfer.train.001")
+            evil_host = {"Host": "evil.example"}
+            for method, path in [
+                ("GET", "/health"),
+                ("GET", "/control/sessions"),
+                ("POST", info["mcp_url"]),
+                ("GET", "/openenv/health"),
+            ]:
+                r = await s.http.request(method, path, headers={**auth(), **evil_host})
+                assert r.status_code == 421, path
+            evil = {"Origin": "http://evil.example"}
+            r = await s.http.get("/control/sessions", headers={**auth(), **evil})
+            assert r.status_code == 403
+            r = await s.http.post("/openenv/reset", json={}, headers=evil)
+            assert r.status_code == 403
+            # The page's own origin (the server's address) is fine.
+            r = await s.http.get("/control/sessions", headers={**auth(), "Origin": s.url})
+            assert r.status_code == 200
+            # Cross-site WebSocket hijacking: the handshake is refused.
+            ws = s.url.replace("http://", "ws://") + "/openenv/ws"
+            with pytest.raises(Exception, match=r"403|rejected"):
+                async with connect(ws, additional_headers=evil):
+                    pass
+            async with connect(ws) as sock:  # no Origin (not a browser): served
+                await sock.send(json.dumps({"type": "reset", "data": {}}))
+                assert json.loads(await sock.recv())["type"] == "observation"
+
+    asyncio.run(go())
+
+
+def test_bodies_must_be_json_and_deep_json_is_a_400_not_a_500() -> None:
+    async def go() -> None:
+        async with serving(openenv=True) as s:
+            info = await create(s, "toy.transfer.train.001")
+            plain = {"Content-Type": "text/plain"}
+            # The flood of issue 17: text/plain session creation needs no CORS preflight.
+            rpc = {"jsonrpc": "2.0", "id": 1, "method": "openenv/session/create", "params": {}}
+            r = await s.http.post("/openenv/mcp", content=json.dumps(rpc), headers=plain)
+            assert r.status_code == 415
+            r = await s.http.post("/openenv/mcp", json=rpc)
+            assert r.status_code == 404  # OpenEnv's MCP session routes are not served
+            r = await s.http.post("/openenv/reset", content=b"{}", headers=plain)
+            assert r.status_code == 415
+            r = await s.http.post(
+                "/control/sessions", content=b'{"task_id": "x"}', headers={**auth(), **plain}
+            )
+            assert r.status_code == 415
+            mcp = {**auth(info["mcp_token"]), "Accept": "application/json, text/event-stream"}
+            for url, headers in [
+                (info["mcp_url"], mcp),
+                ("/control/sessions", auth()),
+                ("/openenv/reset", {}),
+            ]:
+                r = await s.http.post(url, content=DEEP, headers={**headers, **JSON})
+                assert r.status_code == 400 and "nested deeper" in r.json()["error"], url
+            assert len(s.app.store) == 1  # nothing was created
+
+    asyncio.run(go())
+
+
+def test_get_on_the_mcp_endpoint_is_answered_405_at_once() -> None:
+    async def go() -> None:
+        async with serving() as s:
+            info = await create(s, "toy.transfer.train.001")
+            headers = {**auth(info["mcp_token"]), "Accept": "text/event-stream"}
+            async with asyncio.timeout(10):  # it used to hold a stream open forever
+                r = await s.http.get(info["mcp_url"], headers=headers)
+            assert r.status_code == 405 and r.headers["allow"] == "POST"
+
+    asyncio.run(go())
+
+
+def test_idle_sessions_episodes_and_websockets_are_reaped() -> None:
+    async def go() -> None:
+        async with serving(openenv=True, idle_timeout_s=0.3) as s:
+            info = await create(s, "toy.transfer.train.001")
+            r = await s.http.post("/openenv/reset", json={"task_id": "toy.freeze.train.001"})
+            eid = r.json()["observation"]["episode_id"]
+            assert len(s.app.store) == 1
+            ws = s.url.replace("http://", "ws://") + "/openenv/ws"
+            async with connect(ws) as sock:
+                await asyncio.sleep(1.0)
+                with pytest.raises(Exception, match=r"1001|idle"):
+                    await sock.recv()
+            assert len(s.app.store) == 0
+            r = await s.http.get(f"/control/sessions/{info['session_id']}", headers=auth())
+            assert r.status_code == 404
+            step = {"action": {"kind": "end", "text": "x"}, "episode_id": eid}
+            r = await s.http.post("/openenv/step", json=step)
+            assert r.status_code == 400 and "no live episode" in r.json()["error"]
+
+    asyncio.run(go())
+
+
+def _asgi_client(app: ServeApp, peer: str) -> httpx.AsyncClient:
+    transport = httpx.ASGITransport(app=app.app, client=(peer, 4000))
+    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1")
+
+
+def test_one_client_cannot_evict_another_clients_live_episodes() -> None:
+    app = ServeApp(catalog, control_token=TOKEN, openenv=True, max_per_client=2)
+    app.catalog = catalog()
+    app._openenv.max_live = 3
+
+    async def reset(c: httpx.AsyncClient) -> Any:
+        return await c.post("/openenv/reset", json={"task_id": "toy.freeze.train.001"})
+
+    async def go() -> None:
+        async with _asgi_client(app, "10.0.0.1") as a, _asgi_client(app, "10.0.0.2") as b:
+            mine = (await reset(b)).json()["observation"]["episode_id"]
+            flood = [await reset(a) for _ in range(50)]
+            assert all(r.status_code == 200 for r in flood)
+            assert mine in app._openenv.live  # the flood evicted only its own episodes
+            assert sum(o == "10.0.0.1" for o in app._openenv.owner.values()) == 2
+            await reset(b)
+            r = await reset(_asgi_client(app, "10.0.0.3"))
+            assert r.status_code == 503  # full: refused, nobody evicted
+            assert mine in app._openenv.live
+
+    asyncio.run(go())
+
+
+def test_the_rl_server_takes_a_token() -> None:
+    async def go() -> None:
+        async with serving(openenv=True, openenv_token="rl-token-for-tests") as s:
+            body = {"task_id": "toy.freeze.train.001"}
+            assert (await s.http.post("/openenv/reset", json=body)).status_code == 401
+            assert (await s.http.get("/openenv/health")).status_code == 200
+            r = await s.http.post("/openenv/reset", json=body, headers=auth("rl-token-for-tests"))
+            assert r.status_code == 200
+            with pytest.raises(ConnectionError):
+                async with StateboxEnvClient(base_url=s.url + "/openenv") as env:
+                    await env.reset()
+            async with StateboxEnvClient(
+                base_url=s.url + "/openenv", headers=auth("rl-token-for-tests")
+            ) as env:
+                assert (await env.reset(task_id="toy.freeze.train.001")).observation.kind == "start"
+
+    asyncio.run(go())
+
+
+def test_serving_openenv_beyond_loopback_without_a_token_refuses_to_start() -> None:
+    args = ["serve", "--tasks", str(SERVE_TASKS), "--domain", TOY_REF, "--host", "0.0.0.0"]
+    result = CliRunner().invoke(cli, [*args, "--port", "0"])
+    assert result.exit_code == 1
+    assert "--openenv-token-file" in result.output and result.exception is not None
+    assert isinstance(result.exception, SystemExit)
+
+
+def test_the_scripted_model_server_checks_the_host_too() -> None:
+    from statebox.llm._protocol_server import ProtocolServer, Reply
+
+    body = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
+    with ProtocolServer(lambda req: Reply(text="hello")) as server:
+        url = server.base_url + "/v1/chat/completions"
+        assert httpx.post(url, json=body, headers={"Host": "evil.example"}).status_code == 421
+        assert httpx.post(url, json=body).status_code == 200
+
+
+def test_one_client_cannot_hold_more_websockets_than_its_share() -> None:
+    async def go() -> None:
+        async with serving(openenv=True, max_per_client=2) as s:
+            ws = s.url.replace("http://", "ws://") + "/openenv/ws"
+            async with connect(ws), connect(ws):
+                with pytest.raises(Exception, match=r"403|1013"):  # refused at the handshake
+                    async with connect(ws) as third, asyncio.timeout(5):
+                        await third.recv()
+            async with connect(ws) as again:  # slots come back when sockets close
+                await again.send(json.dumps({"type": "reset", "data": {}}))
+                assert json.loads(await again.recv())["type"] == "observation"
+
+    asyncio.run(go())
