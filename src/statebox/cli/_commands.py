@@ -493,12 +493,17 @@ def run(
         out = settings.runs_dir / f"{label}-{agents[0].agent_id}-{stamp}"
     tb_run = None
     db_run = None
+    evaluation: dict[str, str] = {}
     if tb is not None:
         # More ready servers than trials in flight would only cost memory.
         tb = tb._replace(warm=min(tb.warm, settings.concurrency))
         # On Ray the workers run the trials: each builds the dataset's environments
         # itself (and its node's search service); the driver's only plan.
         tb_run = open_dataset(tb, log_dir=out / "server-logs", start_search=executor != "ray")
+        from statebox.thinkingbox import EVALUATION_TERMS
+
+        # The dataset card's terms travel with its results (statebox serve says the same).
+        evaluation = {"mode": "evaluation", "evaluation_terms": EVALUATION_TERMS}
         task_list, source = tb_run.tasks, tb.source
     elif db is not None:
         db = db._replace(warm=min(db.warm, settings.concurrency))
@@ -532,6 +537,7 @@ def run(
         environments=tb_run.environments if tb_run else db_run.environments if db_run else {},
         source_settings={
             **({"thinkingbox": tb.to_manifest()} if tb else {}),
+            **evaluation,
             **({"backends": db.to_manifest()} if db else {}),
             **({"preset": preset_applied.manifest} if preset_applied.manifest else {}),
             **({"domain_refs": domain_refs_for_manifest(domain)} if domain else {}),

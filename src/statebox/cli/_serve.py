@@ -1,14 +1,33 @@
-"""``statebox serve``: the MCP gateway, the control API and the OpenEnv RL server."""
+"""``statebox serve``: the MCP gateway, the control API and the OpenEnv RL server.
+
+It serves a built-in suite, task files, a ThinkingBox dataset (``--thinkingbox``,
+evaluation only) or backend files (``--backend``); `statebox.cli._serve_catalogs`
+builds the last two.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import signal
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from statebox.cli._app import PolicyModeOption, app, err_console, handled
+from statebox.cli._tb_options import (
+    CheckTimeout,
+    DropSources,
+    ForkServer,
+    HideTool,
+    ServerPython,
+    TbServers,
+    TestList,
+    TestName,
+    ToolTimeout,
+    TypesenseUrl,
+    WarmPool,
+)
 from statebox.errors import ConfigError
 
 
@@ -42,6 +61,55 @@ def serve(
             "and the search_policy tool) or both; default: each task's own (prompt)."
         ),
     ] = None,
+    judge: Annotated[
+        str | None,
+        typer.Option(help="Rubric judge model (openai:MODEL); none: rubric checks skipped."),
+    ] = None,
+    judge_base_url: Annotated[str | None, typer.Option(help="Judge model endpoint.")] = None,
+    models: Annotated[
+        Path | None, typer.Option(help="Models file (YAML): the judge's model and parameters.")
+    ] = None,
+    thinkingbox: Annotated[
+        Path | None,
+        typer.Option(
+            help="Serve a ThinkingBox dataset (scenario/, test_case/) on its own MCP servers, "
+            "for evaluation only (its card forbids training on it).",
+            rich_help_panel="ThinkingBox datasets",
+        ),
+    ] = None,
+    test_list: TestList = None,
+    test: TestName = None,
+    tb_servers: TbServers = None,
+    server_python: ServerPython = None,
+    drop_sources: DropSources = False,
+    hide_tool: HideTool = None,
+    warm_pool: WarmPool = 2,
+    check_timeout: CheckTimeout = 60.0,
+    typesense_url: TypesenseUrl = None,
+    fork_server: ForkServer = True,
+    tool_timeout: ToolTimeout = 300.0,
+    server_logs: Annotated[
+        Path | None,
+        typer.Option(
+            help="Folder for each server process's stderr (quoted when one fails to start; "
+            "default: discarded).",
+        ),
+    ] = None,
+    backend: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="Backend file (YAML): your MCP server over a database statebox owns; its "
+            "tasks folder unless --tasks (repeatable).",
+            rich_help_panel="Your own MCP server",
+        ),
+    ] = None,
+    postgres_url: Annotated[
+        str | None,
+        typer.Option(
+            help="PostgreSQL server for postgres backends (default: a throwaway one).",
+            rich_help_panel="Your own MCP server",
+        ),
+    ] = None,
     openenv_token_file: Annotated[
         Path | None,
         typer.Option(
@@ -70,24 +138,75 @@ def serve(
     from statebox.serve._guard import LOOPBACK_HOSTS, allowed_hosts
     from statebox.tasks import load_tasks
 
+    if sum(map(bool, (suite is not None, thinkingbox is not None, backend))) > 1:
+        raise ConfigError("give one of --suite, --thinkingbox and --backend")
     if suite is not None and tasks:
         raise ConfigError("give --suite or --tasks, not both")
+    if thinkingbox is not None and tasks:
+        raise ConfigError("--thinkingbox serves the dataset's tests; not with --tasks")
+    if thinkingbox is not None and policy_mode is not None:
+        raise ConfigError(
+            "--policy-mode serves a statebox domain's policy; a ThinkingBox dataset's "
+            "servers serve their own"
+        )
     if openenv and openenv_token_file is None and host not in LOOPBACK_HOSTS:
         # Beyond loopback anyone on the network could reset and evict RL episodes.
         raise ConfigError(
             f"--host {host} serves /openenv beyond loopback: give --openenv-token-file FILE "
             "(RL clients then send its token) or --no-openenv"
         )
-    registry = _registry(domain)
+    if thinkingbox is None and (test_list or test):
+        raise ConfigError("--test-list and --test select ThinkingBox tests; add --thinkingbox")
+    if postgres_url is not None and not backend:
+        raise ConfigError("--postgres-url is for --backend files")
+    from statebox.cli._serve_catalogs import serve_judge
 
-    def load() -> TaskCatalog:
-        task_list = load_tasks(tasks) if tasks else registry.suite(suite or "all")
-        names = sorted({t.domain for t in task_list})
-        return TaskCatalog(
-            task_list,
-            {n: registry.domain(n) for n in names},
-            policy_mode=None if policy_mode is None else policy_mode.value,
+    rubric = serve_judge(judge, judge_base_url, models)
+    load: Any
+    if thinkingbox is not None:
+        from statebox.cli._serve_catalogs import thinkingbox_catalog
+        from statebox.cli._thinkingbox import TbOptions
+
+        tb = TbOptions.build(
+            thinkingbox,
+            test_list=test_list,
+            names=test,
+            servers=tb_servers,
+            server_python=server_python,
+            drop_sources=drop_sources,
+            hidden_tools=hide_tool,
+            warm=warm_pool,
+            check_timeout_s=check_timeout,
+            typesense_url=typesense_url,
+            fork_server=fork_server,
+            tool_timeout_s=tool_timeout,
         )
+        load = thinkingbox_catalog(tb, rubric, server_logs)
+    elif backend:
+        from statebox.cli._backends import BackendOptions
+        from statebox.cli._serve_catalogs import backend_catalog
+
+        db = BackendOptions(
+            files=tuple(p.resolve() for p in backend),
+            postgres_url=postgres_url,
+            server_python=server_python,
+            warm=warm_pool,
+        )
+        load = backend_catalog(db, tasks, rubric)
+    else:
+        registry = _registry(domain)
+
+        def load() -> TaskCatalog:
+            task_list = load_tasks(tasks) if tasks else registry.suite(suite or "all")
+            names = sorted({t.domain for t in task_list})
+            return TaskCatalog(
+                task_list,
+                {n: registry.domain(n) for n in names},
+                policy_mode=None if policy_mode is None else policy_mode.value,
+                rubric=rubric.rubric if rubric else None,
+                readiness=[rubric.probe] if rubric else (),
+                aclose=rubric.aclose if rubric else None,
+            )
 
     from statebox.serve._sessions import new_secret
 
@@ -115,10 +234,18 @@ def serve(
             err_console.print(f"  openenv {url}/openenv  (ws {url}/openenv/ws)", highlight=False)
             if rl_token is None:
                 err_console.print("  openenv: no token (loopback only)", highlight=False)
+        if thinkingbox is not None:
+            err_console.print(
+                "  mode    evaluation only: the dataset's card forbids training on its tasks",
+                highlight=False,
+            )
         if token_file is None:
             err_console.print(f"  control token: {serve_app.control_token}", highlight=False)
+        stopping = asyncio.Event()
+        # SIGTERM stops like Ctrl-C: live episodes' servers are torn down, not orphaned.
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stopping.set)
         try:
-            await asyncio.Event().wait()
+            await stopping.wait()
         finally:
             await server.stop()
 

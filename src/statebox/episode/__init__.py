@@ -2,6 +2,7 @@
 
 from statebox.episode._backend import Backend, StateSession, ToolSession
 from statebox.episode._episode import Episode, EpisodeOutcome
+from statebox.episode._readiness import ReadinessCheck
 from statebox.episode._types import (
     Action,
     CallTool,
@@ -27,6 +28,7 @@ __all__ = [
     "Limits",
     "MessageUser",
     "Observation",
+    "ReadinessCheck",
     "StateSession",
     "TerminationReason",
     "ToolInfo",

@@ -2,7 +2,9 @@
 
 One Starlette app, four separate route prefixes:
 
-- ``/health`` (always 200) and ``/ready`` (503 until the tasks are loaded);
+- ``/health`` (always 200) and ``/ready`` (503 until the tasks are loaded and the
+  catalog's readiness probes pass, `Readiness`; ``/openenv/ready`` and
+  ``/control/health`` answer the same);
 - ``/mcp/<session id>/`` — the MCP gateway (per-session bearer token);
 - ``/control/...`` — the control API (operator token);
 - ``/openenv/...`` — the OpenEnv environment server (optional).
@@ -11,9 +13,11 @@ Every request first passes the `RequestGuard`: an allowed ``Host`` (and ``Origin
 when a browser sends one), a JSON body of at most ``max_body_bytes`` (413) nested at
 most 64 deep (400). Sessions and RL episodes unused for ``idle_timeout_s`` are reaped.
 Tasks load (golden replay included) in a worker thread after start-up so health
-answers at once and readiness flips when the catalog is complete. `BackgroundServer`
-runs any ASGI app with uvicorn on the *current* event loop — the loop the episodes
-live on — bound to 127.0.0.1 and port 0 unless told otherwise.
+answers at once and readiness flips when the catalog is complete and its external
+environments' checks pass (retried until they do); at shutdown every live episode's
+servers are stopped, then those environments. `BackgroundServer` runs any ASGI app
+with uvicorn on the *current* event loop — the loop the episodes live on — bound to
+127.0.0.1 and port 0 unless told otherwise.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from statebox.errors import ConfigError
 from statebox.serve._control import build_control_app
 from statebox.serve._gateway import MAX_BODY_BYTES, McpGateway
 from statebox.serve._guard import LOOPBACK_HOSTS, RequestGuard
+from statebox.serve._readiness import Readiness
 from statebox.serve._sessions import Session, SessionStore, TaskCatalog, new_secret
 
 __all__ = ["BackgroundServer", "ServeApp"]
@@ -76,7 +81,9 @@ class ServeApp:
         self.control_token = control_token or new_secret()
         self.catalog: TaskCatalog | None = None
         self.load_error: str | None = None
+        self.readiness = Readiness()
         self._load = load
+        self._built: TaskCatalog | None = None  # once built, ready or not: closed at shutdown
         self.gateway = McpGateway(self.store, max_body_bytes=max_body_bytes)
         self._openenv: Any = None
         routes: list[Route | Mount] = [
@@ -88,6 +95,8 @@ class ServeApp:
             control = build_control_app(
                 self.store, lambda: self.catalog, self.control_token, self._mcp_url
             )
+            # Before the mount: a probe needs no control token.
+            routes.append(Route("/control/health", self._control_health, methods=["GET"]))
             routes.append(Mount("/control", app=control))
         if openenv:
             from statebox.serve._openenv import OpenEnvServer
@@ -99,6 +108,8 @@ class ServeApp:
                 token=openenv_token,
                 max_per_client=max_per_client,
             )
+            # Before the mount: OpenEnv's readiness is this app's (the probes included).
+            routes.append(Route("/openenv/ready", self._openenv_ready, methods=["GET"]))
             routes.append(Mount("/openenv", app=self._openenv.app))
         self.app: ASGIApp = RequestGuard(
             Starlette(routes=routes, lifespan=self._lifespan),
@@ -117,13 +128,43 @@ class ServeApp:
     async def _health(self, request: Request) -> JSONResponse:
         return JSONResponse({"status": "healthy"})
 
-    async def _ready(self, request: Request) -> JSONResponse:
+    def _not_ready(self) -> JSONResponse | None:
+        """The 503 answer of every readiness route, or None when ready."""
         if self.load_error is not None:
-            return JSONResponse({"ready": False, "error": self.load_error}, status_code=503)
+            failed = {"ready": False, "failed": "load", "error": self.load_error}
+            return JSONResponse(failed, status_code=503)
         if not self.ready:
-            return JSONResponse({"ready": False, "loading": True}, status_code=503)
+            body: dict[str, Any] = {"ready": False, **self.readiness.body()}
+            if not self.readiness.attempts:
+                body["loading"] = True
+            return JSONResponse(body, status_code=503)
+        return None
+
+    def _ready_body(self, tasks: int) -> dict[str, Any]:
+        body: dict[str, Any] = {"ready": True, "tasks": tasks, **self.readiness.body()}
+        if self.catalog is not None and self.catalog.evaluation_only is not None:
+            body |= {"mode": "evaluation", "terms": self.catalog.evaluation_only}
+        return body
+
+    async def _ready(self, request: Request) -> JSONResponse:
+        refused = self._not_ready()
+        if refused is not None:
+            return refused
         n = len(self.catalog.tasks) if self.catalog is not None else 0
-        return JSONResponse({"ready": True, "tasks": n})
+        return JSONResponse(self._ready_body(n))
+
+    async def _openenv_ready(self, request: Request) -> JSONResponse:
+        refused = self._not_ready()
+        if refused is not None:
+            return refused
+        return JSONResponse(self._ready_body(len(self._openenv.servable())))
+
+    async def _control_health(self, request: Request) -> JSONResponse:
+        refused = self._not_ready()
+        if refused is not None:
+            return refused
+        n = len(self.catalog.tasks) if self.catalog is not None else 0
+        return JSONResponse({"status": "healthy", **self._ready_body(n)})
 
     def reap_idle(self) -> int:
         """Drop the sessions and RL episodes idle beyond ``idle_timeout_s``.
@@ -145,32 +186,45 @@ class ServeApp:
             self.reap_idle()
 
     async def load(self) -> None:
-        """Load the catalog off the loop; a failure is reported by ``/ready``."""
+        """Load the catalog off the loop, then settle its readiness probes.
+
+        The probes run on the loop (the episodes' servers live there), retried until
+        they pass; a load failure is reported by ``/ready``.
+        """
         if self._load is None:
             return
         try:
-            catalog = await asyncio.to_thread(self._load)
+            catalog = self._built = await asyncio.to_thread(self._load)
             await asyncio.to_thread(catalog.preload)
         except Exception as exc:  # reported on /ready, and raised for the log
             self.load_error = f"{type(exc).__name__}: {exc}"
             raise
+        if catalog.readiness:
+            await self.readiness.settle(catalog.readiness)
         self.catalog = catalog
 
     @asynccontextmanager
     async def _lifespan(self, app: Starlette) -> AsyncIterator[None]:
-        async with AsyncExitStack() as stack:
-            await stack.enter_async_context(self.gateway.lifespan())
-            if self._openenv is not None:
-                await stack.enter_async_context(self._openenv.lifespan())
-            loading = asyncio.create_task(self.load())
-            reaper = asyncio.create_task(self._reaper()) if self.idle_timeout_s else None
-            try:
-                yield
-            finally:
-                loading.cancel()
-                if reaper is not None:
-                    reaper.cancel()
-                self.store.close()
+        loading: asyncio.Task[None] | None = None
+        try:
+            async with AsyncExitStack() as stack:
+                await stack.enter_async_context(self.gateway.lifespan())
+                if self._openenv is not None:
+                    await stack.enter_async_context(self._openenv.lifespan())
+                loading = asyncio.create_task(self.load())
+                reaper = asyncio.create_task(self._reaper()) if self.idle_timeout_s else None
+                try:
+                    yield
+                finally:
+                    loading.cancel()
+                    if reaper is not None:
+                        reaper.cancel()
+                    self.store.close()
+        finally:
+            if loading is not None:  # its error, if any, was /ready's to report
+                await asyncio.gather(loading, return_exceptions=True)
+            if self._built is not None:
+                await self._built.aclose()
 
 
 class _EmbeddedServer(uvicorn.Server):

@@ -16,7 +16,8 @@ Whatever the agent sends is the agent's doing: an HTTP error status, an answer o
 the protocol, one larger than ``max_answer_bytes``, or no answer within the turn's time
 limit raises `AgentError` — the trial ends with ``agent_error`` and fails, so an agent
 cannot turn a trial it is losing into a re-run. Only an agent that cannot be reached
-at all (no connection) raises `ModelEndpointError`, a system error.
+at all (no connection) raises `ModelEndpointError`, a system error; so does a server
+that failed under one of the agent's tool calls (`BackendError`, after the turn).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from pydantic import ValidationError
 from statebox._model import Model
 from statebox.agents import Agent, AgentError, TrialContext
 from statebox.episode import Action, End, Episode, MessageUser, Observation
-from statebox.errors import ConfigError, ModelEndpointError
+from statebox.errors import BackendError, ConfigError, ModelEndpointError
 from statebox.serve._app import BackgroundServer, ServeApp
 from statebox.serve._sessions import Session
 
@@ -118,6 +119,10 @@ class _HttpAgent:
             ),
         )
         answer = await self._factory.send(request)
+        if self._session.system_error is not None:
+            # A server failed under one of the agent's calls: the trial is a system error.
+            self._factory.detach(self._session)
+            raise BackendError(self._session.system_error)
         self._messages.append(ChatMessage(role="assistant", content=answer.text))
         if answer.action == "end" or self._episode.done:
             self._factory.detach(self._session)

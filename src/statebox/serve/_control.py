@@ -12,7 +12,8 @@ Routes (JSON; every one needs ``Authorization: Bearer <control token>``):
 - ``GET /sessions`` → live sessions; ``GET /sessions/{id}`` → one, with its transcript;
 - ``POST /sessions/{id}/message`` ``{"text": ...}`` → the simulated user's answer;
 - ``POST /sessions/{id}/reset`` → a fresh world, same id and token;
-- ``POST /sessions/{id}/verdict`` ``{"text": final}`` → ends the episode, judges it;
+- ``POST /sessions/{id}/verdict`` ``{"text": final}`` → ends the episode, judges it
+  (502 ``{"status": "system_error"}`` when its environment failed: no verdict);
 - ``GET /sessions/{id}/effects`` → golden-free actual effects of an ended episode;
 - ``DELETE /sessions/{id}`` → teardown.
 """
@@ -33,6 +34,7 @@ from statebox._model import Model
 from statebox.domains import Domain
 from statebox.episode import MessageUser
 from statebox.errors import StateboxError
+from statebox.serve._failures import EpisodeSystemError
 from statebox.serve._sessions import Session, SessionStore, TaskCatalog, same_secret
 from statebox.world import effects
 
@@ -85,6 +87,10 @@ def build_control_app(
                 )
             try:
                 return await fn(request)
+            except EpisodeSystemError as exc:
+                # The environment failed, not the request: no verdict, HTTP 502.
+                body = {"status": "system_error", "passed": None, "error": str(exc)}
+                return JSONResponse(body, status_code=502)
             except StateboxError as exc:
                 return JSONResponse({"error": str(exc)}, status_code=400)
 
@@ -107,14 +113,20 @@ def build_control_app(
         if cat is None:
             return JSONResponse({"error": "tasks are still loading"}, status_code=503)
         req = await body(request, CreateSession)
-        session = store.add(Session(cat.episode(cat.task(req.task_id)), cat))
-        obs = await session.reset()
+        task = cat.task(req.task_id)
+        session = store.add(Session(cat.episode(task), cat))
+        try:
+            obs = await session.reset()
+        except BaseException:
+            store.remove(session.id)  # never started: nothing to inspect or end
+            raise
         return JSONResponse(
             {
                 "session_id": session.id,
                 "mcp_url": mcp_url(request, session),
                 "mcp_token": session.token,
                 "observation": obs.model_dump(mode="json"),
+                "mode": cat.mode(task),
             },
             status_code=201,
         )
@@ -152,8 +164,11 @@ def build_control_app(
             return JSONResponse({"error": "end the episode first (POST .../verdict)"}, 409)
         out = s.episode.outcome()
         domain = s.episode.domain
-        # The control API serves statebox's own domains only (never an external backend).
-        assert isinstance(domain, Domain) and out.world is not None and out.initial is not None
+        if not isinstance(domain, Domain) or out.world is None or out.initial is None:
+            # An external environment's effects come with golden data: only in the verdict.
+            return JSONResponse(
+                {"error": "effects are served for statebox's own domains; see the verdict"}, 409
+            )
         rows = effects(out.initial, out.world.state(out.initial), domain.field_policy)
         return JSONResponse({"effects": [r.model_dump(mode="json") for r in rows]})
 

@@ -14,7 +14,9 @@ What the gateway lists and executes is the session's allowlist, nothing more:
   through `Episode.step` — the `Dispatcher` refuses names outside the allowlist and
   bad arguments with a structured error. Either way the call and its refusal are a
   step in the transcript and the world is unchanged. Tool results return as MCP
-  results (JSON text plus structured content); refusals as ``isError`` results.
+  results (JSON text plus structured content); refusals as ``isError`` results. A
+  server that fails under a call ends the episode as a system error (``isError``, kind
+  ``system_error``; no details to the agent).
 
 Unknown session, wrong token, oversized body (413) and malformed JSON-RPC are answered
 before any handler runs. The endpoint is POST only: in stateless JSON mode there is no
@@ -38,6 +40,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
+from statebox.serve._failures import EpisodeSystemError
 from statebox.serve._sessions import Session, SessionStore, is_reserved_name, same_secret
 from statebox.tools import ToolResult
 
@@ -47,6 +50,7 @@ MAX_BODY_BYTES = 256 * 1024
 """Default request body limit of the gateway in bytes; larger bodies get 413."""
 
 _SCOPE_KEY = "statebox.session"
+_SYSTEM_ERROR = "the environment failed: this episode ended as a system error, not by your doing"
 
 
 def _bearer(scope: Scope) -> str | None:
@@ -142,13 +146,18 @@ class McpGateway:
         @server.call_tool(validate_input=False)  # type: ignore[untyped-decorator]
         async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
             session = current()
+            if session.system_error is not None:
+                return _error("system_error", _SYSTEM_ERROR)
             if session.episode.done:
                 return _error("invalid_state", "the episode has ended; no more tool calls")
             args = dict(arguments or {})
             if is_reserved_name(name):
                 message = f"{name!r} is a lifecycle name, not a tool"
                 return tool_result_to_mcp(await session.refuse_tool(name, args, message))
-            result = await session.call_tool(name, args)
+            try:
+                result = await session.call_tool(name, args)
+            except EpisodeSystemError:
+                return _error("system_error", _SYSTEM_ERROR)
             return tool_result_to_mcp(result)
 
         security = (

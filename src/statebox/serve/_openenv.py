@@ -7,9 +7,15 @@ the tasks are loaded, and every other route but ``/health`` is refused until the
 
 ``reset`` takes ``task_id`` or samples one from ``split`` (``train`` by default;
 ``test`` tasks are refused unless the server was started with ``allow_test_split``)
-with an optional ``seed``. ``step`` takes a `StateboxAction`. The terminal step
-carries ``reward`` 1.0 iff the verdict passed, else 0.0, and the verdict in
-``metadata``; earlier steps carry no reward.
+with an optional ``seed``. A catalog whose tasks serve evaluation only (a ThinkingBox
+dataset: its card forbids training on them) serves every task as an evaluation,
+samples from ``test`` by default, and refuses ``split: train`` with the card's reason.
+``step`` takes a `StateboxAction`. The terminal step carries ``reward`` 1.0 iff the
+verdict passed, else 0.0, and the verdict in ``metadata``; earlier steps carry no
+reward. Every observation's ``metadata`` says the episode's ``mode`` (``training`` or
+``evaluation``). An environment that fails (a server crash, a timeout, a check that
+cannot run) ends the episode as a system error: a terminal step with ``reward`` None
+and ``metadata.status == "system_error"``, never a reward of 0.
 
 Episodes live in the server, keyed by an unguessable episode id that reset returns:
 a WebSocket session steps its own episode; plain HTTP ``/step`` names it with an
@@ -39,7 +45,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from openenv.core.env_server import Environment, create_fastapi_app
-from openenv.core.env_server.types import ConcurrencyConfig
+from openenv.core.env_server.types import ConcurrencyConfig, EnvironmentMetadata
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -48,6 +54,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from statebox.episode import Action as EpisodeAction
 from statebox.episode import CallTool, End, MessageUser
 from statebox.episode import Observation as EpisodeObservation
+from statebox.serve._failures import EpisodeSystemError
 from statebox.serve._openenv_types import StateboxAction, StateboxObservation, StateboxState
 from statebox.serve._sessions import Session, TaskCatalog, same_secret
 from statebox.tasks import Task
@@ -147,8 +154,12 @@ class OpenEnvServer:
             status = exc.status if isinstance(exc, EpisodeRequestError) else 400
             return JSONResponse({"error": str(exc)}, status_code=status)
 
+        async def failed(request: Request, exc: Exception) -> JSONResponse:
+            return JSONResponse({"status": "system_error", "error": str(exc)}, status_code=502)
+
         inner.add_api_route("/ready", ready, methods=["GET"])
         inner.add_exception_handler(EpisodeRequestError, refused)
+        inner.add_exception_handler(EpisodeSystemError, failed)
         self.app: ASGIApp = _Gate(self, inner, token)
 
     @asynccontextmanager
@@ -162,15 +173,19 @@ class OpenEnvServer:
             self.live.clear()
             self.owner.clear()
 
+    def _allows_test(self, cat: TaskCatalog) -> bool:
+        return self.allow_test_split or cat.evaluation_only is not None
+
     def servable(self, split: str | None = None) -> list[Task]:
         """Tasks this server may serve (optionally of one split), in id order."""
         cat = self.catalog()
         if cat is None:
             return []
+        test = self._allows_test(cat)
         return [
             t
             for _, t in sorted(cat.tasks.items())
-            if (self.allow_test_split or t.split == "train") and (split is None or t.split == split)
+            if (test or t.split == "train") and (split is None or t.split == split)
         ]
 
     def pick(self, task_id: str | None, split: str | None, seed: int | None) -> Task:
@@ -183,18 +198,23 @@ class OpenEnvServer:
         cat = self.catalog()
         if cat is None:
             raise EpisodeRequestError("tasks are still loading; wait for /ready")
+        if cat.evaluation_only is not None and split == "train":
+            raise EpisodeRequestError(
+                f"refused: these tasks are served for evaluation only, never as training "
+                f"tasks: {cat.evaluation_only}"
+            )
         if task_id is not None:
             task = cat.tasks.get(task_id)
             if task is None:
                 raise EpisodeRequestError(f"unknown task {task_id!r}")
-            if task.split != "train" and not self.allow_test_split:
+            if task.split != "train" and not self._allows_test(cat):
                 raise EpisodeRequestError(
                     f"task {task_id!r} is a {task.split} task; only train tasks are served "
                     "unless the server runs with --allow-test-split"
                 )
             return task
-        split = split or "train"
-        if split != "train" and not self.allow_test_split:
+        split = split or ("test" if cat.evaluation_only is not None else "train")
+        if split != "train" and not self._allows_test(cat):
             raise EpisodeRequestError(
                 f"split {split!r} is not served (start with --allow-test-split)"
             )
@@ -250,11 +270,36 @@ class OpenEnvServer:
         return idle
 
 
+def _mode(s: Session) -> dict[str, Any]:
+    """What every observation's metadata says the episode is for."""
+    cat = s.catalog
+    assert cat is not None  # the server's sessions are judged by its catalog
+    out: dict[str, Any] = {"mode": cat.mode(s.task)}
+    if cat.evaluation_only is not None:
+        out["terms"] = cat.evaluation_only
+    return out
+
+
+def _system_error(s: Session, exc: EpisodeSystemError) -> StateboxObservation:
+    """The terminal step of an episode whose environment failed: no reward."""
+    return StateboxObservation(
+        kind="done",
+        episode_id=s.id,
+        task_id=s.task.id,
+        step=len(s.episode.transcript),
+        termination="system_error",
+        done=True,
+        reward=None,
+        metadata={**_mode(s), "status": "system_error", "error": str(exc)},
+    )
+
+
 def _observation(
     s: Session, obs: EpisodeObservation, result: ToolResult | None = None
 ) -> StateboxObservation:
     result = result or obs.tool_result
     return StateboxObservation(
+        metadata=_mode(s),
         kind=obs.kind,
         episode_id=s.id,
         task_id=s.task.id,
@@ -299,10 +344,16 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
         """
         if self._episode_id is not None:
             self._server.drop(self._episode_id)
+            self._episode_id = None
         task = self._server.pick(task_id, split, seed)
         s = self._server.open(task)
+        try:
+            obs = await s.reset()
+        except BaseException:
+            self._server.drop(s.id)  # it never started: a reset error, nothing to step
+            raise
         self._episode_id = s.id
-        return _observation(s, await s.reset())
+        return _observation(s, obs)
 
     async def step_async(
         self,
@@ -321,14 +372,18 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
             raise EpisodeRequestError("no live episode: reset first (an ended episode cannot step)")
         self._server.live.move_to_end(s.id)
         act = _to_episode_action(action)
-        obs = await s.step(act)
-        result = s.episode.tool_results[-1] if isinstance(act, CallTool) else None
-        out = _observation(s, obs, result)
-        if obs.done:
-            verdict = await s.finish()
+        try:
+            obs = await s.step(act)
+            result = s.episode.tool_results[-1] if isinstance(act, CallTool) else None
+            out = _observation(s, obs, result)
+            if obs.done:
+                verdict = await s.finish()
+                self._server.drop(s.id)
+                out.reward = 1.0 if verdict.passed else 0.0
+                out.metadata = {**out.metadata, "verdict": verdict.model_dump(mode="json")}
+        except EpisodeSystemError as exc:
             self._server.drop(s.id)
-            out.reward = 1.0 if verdict.passed else 0.0
-            out.metadata = {"verdict": verdict.model_dump(mode="json")}
+            return _system_error(s, exc)
         return out
 
     def reset(
@@ -346,6 +401,15 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
     ) -> StateboxObservation:
         """Synchronous `step_async` (only where no event loop is running)."""
         return asyncio.run(self.step_async(action, timeout_s, episode_id))
+
+    def get_metadata(self) -> EnvironmentMetadata:
+        """What ``/metadata`` says: statebox, and evaluation only where the tasks' terms say so."""
+        cat = self._server.catalog()
+        terms = cat.evaluation_only if cat is not None else None
+        description = "statebox episodes: tasks judged by the state their tool calls leave behind"
+        if terms is not None:
+            description += f". Mode: evaluation only ({terms})"
+        return EnvironmentMetadata(name="statebox", description=description)
 
     @property
     def state(self) -> StateboxState:

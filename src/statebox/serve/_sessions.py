@@ -13,8 +13,8 @@ import asyncio
 import hmac
 import secrets
 import time
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
 
 from statebox.domains import Domain
 from statebox.episode import (
@@ -28,8 +28,11 @@ from statebox.episode import (
     ToolInfo,
 )
 from statebox.errors import ConfigError
-from statebox.judge import Judge, Verdict
+from statebox.judge import Judge, RubricJudge, Verdict
 from statebox.kit import PolicyMode
+from statebox.serve._environments import EpisodeJudge, JudgedBackend, TrackedBackend
+from statebox.serve._failures import INFRASTRUCTURE, EpisodeSystemError, check_errors
+from statebox.serve._readiness import Probe
 from statebox.tasks import Task, WorldCache
 from statebox.tools import ToolCall, ToolResult
 from statebox.users import ScriptedUser
@@ -85,15 +88,28 @@ def same_secret(given: str | None, expected: str) -> bool:
     return hmac.compare_digest(given.encode(), expected.encode())
 
 
+Mode = Literal["training", "evaluation"]
+"""What an episode is for: ``training`` (a train task) or ``evaluation``."""
+
+
 class TaskCatalog:
     """The tasks a server may serve, with their domains, judges and one world cache.
 
     Args:
         tasks: Tasks to serve.
-        domains: Domains by name (every task's domain must be there).
+        domains: Domains — statebox's own, or external environments that judge their
+            own episodes (a ThinkingBox dataset's scenarios) — by name (every task's
+            domain must be there).
         limits: Per-episode limits.
         policy_mode: How every episode serves the policy; None: each task's own
             ``policy_mode`` (``prompt`` when unset).
+        rubric: The judge model for rubric questions; None: they are skipped and
+            reported.
+        evaluation_only: Why these tasks may serve evaluation only (a dataset card's
+            terms): every episode is an evaluation and training requests are refused
+            with this reason; None: train tasks may be trained on.
+        readiness: Probes that must pass before the catalog serves (`Readiness`).
+        aclose: Stops the external environments (after their live sessions).
 
     Raises:
         ConfigError: Two tasks share an id, or a task's domain is missing.
@@ -102,14 +118,24 @@ class TaskCatalog:
     def __init__(
         self,
         tasks: Iterable[Task],
-        domains: Mapping[str, Domain],
+        domains: Mapping[str, Domain | JudgedBackend],
         limits: Limits | None = None,
         policy_mode: PolicyMode | None = None,
+        *,
+        rubric: RubricJudge | None = None,
+        evaluation_only: str | None = None,
+        readiness: Sequence[Probe] = (),
+        aclose: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         self.worlds = WorldCache()
         self.limits = limits or Limits()
         self.policy_mode = policy_mode
-        self.domains = dict(domains)
+        self.evaluation_only = evaluation_only
+        self.readiness = tuple(readiness)
+        self._aclose = aclose
+        self.domains: dict[str, Domain | TrackedBackend] = {
+            n: d if isinstance(d, Domain) else TrackedBackend(d) for n, d in domains.items()
+        }
         self.tasks: dict[str, Task] = {}
         for t in tasks:
             if t.id in self.tasks:
@@ -117,16 +143,42 @@ class TaskCatalog:
             if t.domain not in self.domains:
                 raise ConfigError(f"task {t.id}: domain {t.domain!r} is not loaded")
             self.tasks[t.id] = t
-        self.judges = {n: Judge(d, self.worlds, skip_rubric=True) for n, d in self.domains.items()}
+        self.judges: dict[str, EpisodeJudge] = {
+            n: Judge(d, self.worlds, rubric, skip_rubric=rubric is None)
+            if isinstance(d, Domain)
+            else d.trial_judge(rubric)
+            for n, d in domains.items()
+        }
+
+    def mode(self, task: Task) -> Mode:
+        """What an episode of ``task`` is for.
+
+        A test task, or any task of an evaluation-only catalog, is an evaluation.
+        """
+        evaluation = self.evaluation_only is not None or task.split != "train"
+        return "evaluation" if evaluation else "training"
 
     def preload(self) -> None:
         """Build every task's world template and golden state now (slow; off the loop).
+
+        External environments build theirs per episode (their readiness probes say
+        whether they can).
 
         Raises:
             GoldenReplayError: A task's golden trajectory fails.
         """
         for t in self.tasks.values():
-            self.judges[t.domain].golden_states(t)
+            judge = self.judges[t.domain]
+            if isinstance(judge, Judge):
+                judge.golden_states(t)
+
+    async def aclose(self) -> None:
+        """Stop every live session's servers, then the external environments."""
+        for d in self.domains.values():
+            if isinstance(d, TrackedBackend):
+                await d.close_sessions()
+        if self._aclose is not None:
+            await self._aclose()
 
     def task(self, task_id: str) -> Task:
         """The task with that id.
@@ -171,6 +223,8 @@ class Session:
         self.lock = asyncio.Lock()
         self.tools: tuple[ToolInfo, ...] = ()
         self.verdict: Verdict | None = None
+        self.system_error: str | None = None
+        """Why the episode ended in a system error (its environment failed), if it did."""
         self.last_active = time.monotonic()
         """When a driver last used it (monotonic seconds): idle sessions are reaped."""
 
@@ -183,13 +237,25 @@ class Session:
         """The episode's task."""
         return self.episode.task
 
+    def _failed(self, reason: str) -> EpisodeSystemError:
+        self.system_error = reason
+        self.episode.stop(TerminationReason.SYSTEM_ERROR)
+        return EpisodeSystemError(reason)
+
     async def reset(self) -> Observation:
-        """Reset the episode on a fresh world (lifecycle: control API and drivers only)."""
+        """Reset the episode on a fresh world (lifecycle: control API and drivers only).
+
+        Raises:
+            EpisodeSystemError: The environment failed to start the episode.
+        """
         self.touch()
         async with self.lock:
-            obs = await self.episode.reset()
+            self.verdict, self.system_error = None, None
+            try:
+                obs = await self.episode.reset()
+            except INFRASTRUCTURE as exc:
+                raise self._failed(f"{type(exc).__name__}: {exc}") from exc
             self.tools = obs.tools
-            self.verdict = None
             return obs
 
     def adopt(self, obs: Observation) -> None:
@@ -201,12 +267,16 @@ class Session:
 
         Raises:
             RuntimeError: The episode has not started or has ended.
+            EpisodeSystemError: The environment failed (the episode is over).
         """
         self.touch()
         async with self.lock:
             if self.episode.done:
                 raise RuntimeError("the episode has ended")
-            await self.episode.step(CallTool(call=ToolCall(tool=name, args=args, id=call_id)))
+            try:
+                await self.episode.step(CallTool(call=ToolCall(tool=name, args=args, id=call_id)))
+            except INFRASTRUCTURE as exc:
+                raise self._failed(f"{type(exc).__name__}: {exc}") from exc
             return self.episode.tool_results[-1]
 
     async def refuse_tool(self, name: str, args: dict[str, Any], message: str) -> ToolResult:
@@ -223,25 +293,43 @@ class Session:
             return self.episode.tool_results[-1]
 
     async def step(self, action: Action) -> Observation:
-        """Take any action (drivers and the control API)."""
+        """Take any action (drivers and the control API).
+
+        Raises:
+            EpisodeSystemError: The environment failed (the episode is over).
+        """
         self.touch()
         async with self.lock:
-            return await self.episode.step(action)
+            try:
+                return await self.episode.step(action)
+            except INFRASTRUCTURE as exc:
+                raise self._failed(f"{type(exc).__name__}: {exc}") from exc
 
     async def finish(self, final: str = "") -> Verdict:
         """End the episode if it is live, then judge it (once).
 
         Raises:
             ConfigError: The session has no catalog to judge with.
+            EpisodeSystemError: The environment or the judge failed, or a check could
+                not be evaluated: no verdict (as `statebox run` records a system error).
         """
         async with self.lock:
             if self.verdict is not None:
                 return self.verdict
+            if self.system_error is not None:
+                raise EpisodeSystemError(self.system_error)
             if self.catalog is None:
                 raise ConfigError("this session is judged by its campaign, not here")
-            if not self.episode.done:
-                await self.episode.step(End(text=final))
-            self.verdict = await self.catalog.judge(self.task, self.episode)
+            try:
+                if not self.episode.done:
+                    await self.episode.step(End(text=final))
+                verdict = await self.catalog.judge(self.task, self.episode)
+            except INFRASTRUCTURE as exc:
+                raise self._failed(f"{type(exc).__name__}: {exc}") from exc
+            broken = check_errors(verdict)
+            if broken is not None:
+                raise self._failed(broken)
+            self.verdict = verdict
             return self.verdict
 
     def info(self) -> dict[str, Any]:
@@ -257,6 +345,7 @@ class Session:
             "done": ended,
             "termination": termination,
             "passed": None if self.verdict is None else self.verdict.passed,
+            "system_error": self.system_error,
         }
 
     def close(self) -> None:

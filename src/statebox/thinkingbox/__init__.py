@@ -13,15 +13,23 @@ from statebox.thinkingbox._environment import (
     open_thinkingbox,
 )
 from statebox.thinkingbox._forkserver import ForkServer
-from statebox.thinkingbox._format import TbCase, TbScenario, TbSuite, load_dataset
+from statebox.thinkingbox._format import (
+    EVALUATION_TERMS,
+    TbCase,
+    TbScenario,
+    TbSuite,
+    load_dataset,
+)
 from statebox.thinkingbox._judge import TbJudge
 from statebox.thinkingbox._pool import Pooled, ReadyPool, WarmPool
 from statebox.thinkingbox._process import McpProcess
+from statebox.thinkingbox._readiness import readiness_checks
 from statebox.thinkingbox._search import SearchService, SearchTarget
 from statebox.thinkingbox._servers import ServerSpec, load_servers
 from statebox.thinkingbox._session import TbSession, is_reserved
 
 __all__ = [
+    "EVALUATION_TERMS",
     "ForkServer",
     "McpProcess",
     "Pooled",
@@ -41,4 +49,5 @@ __all__ = [
     "load_dataset",
     "load_servers",
     "open_thinkingbox",
+    "readiness_checks",
 ]

@@ -177,6 +177,8 @@ class ThinkingBoxRun(NamedTuple):
     """The server processes."""
     search: SearchService | None = None
     """The built-in search service this run started (stopped by `aclose`)."""
+    target: SearchTarget | None = None
+    """The search service the servers index in (this run's own or another), if any."""
 
     @property
     def tasks(self) -> list[Task]:
@@ -263,4 +265,4 @@ def open_thinkingbox(
         )
         for name in sorted({c.scenario for c in suite.cases})
     }
-    return ThinkingBoxRun(suite, environments, pool, search_service)
+    return ThinkingBoxRun(suite, environments, pool, search_service, search)

@@ -34,7 +34,23 @@ from statebox._model import Model
 from statebox.errors import TaskSpecError
 from statebox.tasks import GoldenCall, Task, UserSpec
 
-__all__ = ["TB_NOW", "TbCase", "TbScenario", "TbSuite", "load_dataset", "merge_config"]
+__all__ = [
+    "EVALUATION_TERMS",
+    "TB_NOW",
+    "TbCase",
+    "TbScenario",
+    "TbSuite",
+    "load_dataset",
+    "merge_config",
+]
+
+EVALUATION_TERMS = (
+    "the ThinkingBox-Bench v1.0 dataset card allows evaluation only: its task content, "
+    "expected outcomes, golden states and tool trajectories must not be used for prompt "
+    "optimisation, fine-tuning, reinforcement learning, reward-model training or other "
+    "model optimisation"
+)
+"""Why ThinkingBox tasks are served for evaluation only (``statebox serve``)."""
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

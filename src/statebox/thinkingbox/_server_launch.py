@@ -5,8 +5,13 @@ Run by path with the *servers'* Python (which has no statebox), standard library
     python _server_launch.py run -- -m PACKAGE.MODULE [ARGS...]
     python _server_launch.py run -- SCRIPT.py [ARGS...]
     python _server_launch.py forkserver SOCKET -- -m PACKAGE.MODULE [ARGS...]
+    python _server_launch.py check -- -m PACKAGE.MODULE [ARGS...]
 
 ``run`` runs the server as ``python -m MODULE`` / ``python SCRIPT.py`` would.
+
+``check`` imports the server as ``forkserver`` does (its module body, not its main
+block), says ``{"ok": true}`` or ``{"ok": false, "reason"}`` on stdout and exits: whether
+the server package imports with this Python (a readiness check of ``statebox serve``).
 
 ``forkserver`` imports the server once (its module body: the server package, FastMCP,
 pydantic, its tool registry), says ``{"ready": true}`` (or ``{"ready": false,
@@ -127,6 +132,17 @@ class Target:
 
     def preload(self) -> tuple[dict[str, Any], CodeType]:
         """Import it without running its main block; return its namespace and that block."""
+        namespace, origin = self.load()
+        with open(origin, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), filename=origin)
+        body = [stmt for node in tree.body if _is_main_guard(node) for stmt in node.body]  # type: ignore[attr-defined]
+        if not body:
+            raise RuntimeError(f"{origin} has no `if __name__ == '__main__':` block to run")
+        code = compile(ast.Module(body=body, type_ignores=[]), origin, "exec")
+        return namespace, code
+
+    def load(self) -> tuple[dict[str, Any], str]:
+        """Import it without running its main block; return its namespace and its file."""
         self._set_path()
         if self.module:
             name = self.module
@@ -143,13 +159,7 @@ class Target:
             namespace = runpy.run_path(origin, run_name="__statebox_preload__")
             namespace["__name__"] = "__main__"
             sys.argv = [origin, *self.args]
-        with open(origin, encoding="utf-8") as f:
-            tree = ast.parse(f.read(), filename=origin)
-        body = [stmt for node in tree.body if _is_main_guard(node) for stmt in node.body]  # type: ignore[attr-defined]
-        if not body:
-            raise RuntimeError(f"{origin} has no `if __name__ == '__main__':` block to run")
-        code = compile(ast.Module(body=body, type_ignores=[]), origin, "exec")
-        return namespace, code
+        return namespace, origin
 
     def _set_path(self) -> None:
         # Run by path, sys.path[0] is statebox's folder: make it what python -m / SCRIPT gives.
@@ -346,9 +356,25 @@ def _serve_one(
     conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
 
 
+def check(target: Target) -> int:
+    """Import ``target`` without running it; say whether that worked (see the module doc)."""
+    real_stdout = sys.stdout
+    sys.stdout = sys.stderr  # stdout is the answer; the import prints nothing there
+    try:
+        redirect_typesense()
+        target.load()  # a server without a main guard runs as a plain process: fine here
+    except BaseException as exc:
+        sys.stdout = real_stdout
+        _say({"ok": False, "reason": f"importing the server failed: {type(exc).__name__}: {exc}"})
+        return 0
+    sys.stdout = real_stdout
+    _say({"ok": True})
+    return 0
+
+
 def main(argv: list[str]) -> int:
     if "--" not in argv:
-        raise SystemExit("usage: _server_launch.py run|forkserver [SOCKET] -- TARGET...")
+        raise SystemExit("usage: _server_launch.py run|check|forkserver [SOCKET] -- TARGET...")
     split = argv.index("--")
     head, rest = argv[:split], argv[split + 1 :]
     target = Target(rest)
@@ -356,6 +382,8 @@ def main(argv: list[str]) -> int:
         redirect_typesense()
         target.run()
         return 0
+    if head == ["check"]:
+        return check(target)
     if len(head) == 2 and head[0] == "forkserver":
         return forkserver(head[1], target)
     raise SystemExit(f"_server_launch.py: unknown mode {head}")
