@@ -37,10 +37,11 @@ from statebox.cli._thinkingbox import TbOptions
 from statebox.records import TrialRecord, read_manifest, read_results
 from statebox.serve import BackgroundServer, ServeApp, StateboxAction, StateboxEnvClient
 
-CANCEL = "tiny_shop.tiny_shop_group1_rubrics_yesno.test_cancel_order"
+# A task the oracle passes with no judge model (a rubric task would be unjudged: fail-closed).
+PASSING = "tiny_shop.tiny_shop_group1.test_clear_note"
 LOOKUP = "tiny_shop.tiny_shop_group1.test_lookup_only"
 TESTS = (
-    "tiny_shop_group1_rubrics_yesno.py:test_cancel_order",
+    "tiny_shop_group1.py:test_clear_note",
     "tiny_shop_group1.py:test_lookup_only",
 )
 TOKEN = "operator-token-for-tb-tests"
@@ -153,12 +154,12 @@ def _verdict_of(record: TrialRecord) -> dict[str, Any]:
 def test_openenv_episodes_get_the_datasets_reward_and_the_verdict_of_statebox_run(
     served: Live, run_records: dict[str, TrialRecord]
 ) -> None:
-    assert run_records[CANCEL].status == "passed" and run_records[LOOKUP].status == "failed"
+    assert run_records[PASSING].status == "passed" and run_records[LOOKUP].status == "failed"
 
     async def go() -> list[Any]:
         async with StateboxEnvClient(base_url=served.url + "/openenv") as env:
             ends = []
-            for task_id in (CANCEL, LOOKUP):
+            for task_id in (PASSING, LOOKUP):
                 start = await env.reset(task_id=task_id)
                 obs = start.observation
                 assert obs.metadata["mode"] == "evaluation"
@@ -176,7 +177,7 @@ def test_openenv_episodes_get_the_datasets_reward_and_the_verdict_of_statebox_ru
 
     passed, failed = asyncio.run(go())
     assert (passed.reward, failed.reward) == (1.0, 0.0)
-    assert passed.metadata["verdict"] == _verdict_of(run_records[CANCEL])
+    assert passed.metadata["verdict"] == _verdict_of(run_records[PASSING])
     assert failed.metadata["verdict"] == _verdict_of(run_records[LOOKUP])
     assert failed.metadata["verdict"]["signature"] == "incomplete_resolution"
     assert passed.metadata["mode"] == failed.metadata["mode"] == "evaluation"
@@ -185,11 +186,11 @@ def test_openenv_episodes_get_the_datasets_reward_and_the_verdict_of_statebox_ru
 def test_an_mcp_client_episode_gets_the_verdict_of_statebox_run(
     served: Live, run_records: dict[str, TrialRecord]
 ) -> None:
-    record = run_records[CANCEL]
+    record = run_records[PASSING]
 
     async def go() -> dict[str, Any]:
         async with httpx.AsyncClient(base_url=served.url, headers=auth(TOKEN)) as http:
-            r = await http.post("/control/sessions", json={"task_id": CANCEL})
+            r = await http.post("/control/sessions", json={"task_id": PASSING})
             assert r.status_code == 201, r.text
             info = r.json()
             assert info["mode"] == "evaluation"
@@ -225,9 +226,9 @@ def test_training_requests_are_refused_with_the_dataset_cards_reason(
             with pytest.raises(RuntimeError, match=r"evaluation only.*reinforcement learning"):
                 await env.reset(split="train")
             with pytest.raises(RuntimeError, match="never as training tasks"):
-                await env.reset(task_id=CANCEL, split="train")
+                await env.reset(task_id=PASSING, split="train")
             sampled = await env.reset(seed=3)  # no split: the test split, as an evaluation
-            assert sampled.observation.task_id in {CANCEL, LOOKUP}
+            assert sampled.observation.task_id in {PASSING, LOOKUP}
             assert sampled.observation.metadata["mode"] == "evaluation"
         async with httpx.AsyncClient(base_url=served.url) as http:
             r = await http.post("/openenv/reset", json={"split": "train"})
@@ -268,7 +269,7 @@ def test_readiness_is_503_with_a_broken_server_python_and_200_with_a_good_one(
                     other = await http.get(path)
                     assert other.status_code == 503 and other.json()["failed"] == body["failed"]
                 refused = await http.post(
-                    "/control/sessions", json={"task_id": CANCEL}, headers=auth(TOKEN)
+                    "/control/sessions", json={"task_id": PASSING}, headers=auth(TOKEN)
                 )
                 assert refused.status_code == 503
 
@@ -358,7 +359,7 @@ def test_a_server_that_times_out_ends_the_episode_as_a_system_error_not_a_reward
         async with _serve(options) as live:
             await _wait(live.url, lambda r: r.status_code == 200)
             async with StateboxEnvClient(base_url=live.url + "/openenv") as env:
-                await env.reset(task_id=CANCEL)
+                await env.reset(task_id=PASSING)
                 call = StateboxAction(kind="call_tool", tool="get_order", args=get_order)
                 r = await env.step(call)
                 assert r.done and r.reward is None
@@ -369,7 +370,7 @@ def test_a_server_that_times_out_ends_the_episode_as_a_system_error_not_a_reward
                     await env.step(call)
                 await env.reset(task_id=LOOKUP)  # left live, as the control session below
             async with httpx.AsyncClient(base_url=live.url, headers=auth(TOKEN)) as http:
-                info = (await http.post("/control/sessions", json={"task_id": CANCEL})).json()
+                info = (await http.post("/control/sessions", json={"task_id": PASSING})).json()
                 async with mcp_session(info["mcp_url"], info["mcp_token"]) as m:
                     out = await m.call_tool("get_order", get_order)
                     assert out.isError and '"system_error"' in text_of(out)
