@@ -18,7 +18,9 @@ loop, judged the same way). Printed per level:
 - reset p50 over the WebSocket and in-process, and their ratio (target ≤ 20 ms at 256);
 - steps per second (reset and steps, all sessions) both ways, their ratio, and the
   per-step overhead ``1/rate_ws - 1/rate_inproc`` in ms (target ≤ 1 ms at 256). The
-  client's own CPU is in the WebSocket figure: the overhead is an upper bound.
+  client's own CPU is in the WebSocket figure: the overhead is an upper bound;
+- the server's own CPU per step beyond the in-process Episode's (``/proc`` CPU time of
+  the server process over the stepping phase, minus the in-process run's, per action).
 
 ``--gateway N`` also runs bench/gateway.py's MCP-gateway episode at N concurrent
 episodes against the same server, with the in-process episodes/s of that trajectory.
@@ -52,6 +54,12 @@ STEPS: list[dict[str, Any]] = [
 ]
 
 
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _p50_ms(values: list[float]) -> float:
     return statistics.median(values) * 1000 if values else float("nan")
 
@@ -59,7 +67,7 @@ def _p50_ms(values: list[float]) -> float:
 # The load client (its own process).
 
 
-async def _client(url: str, n: int, timeout_s: float) -> dict[str, Any]:
+async def _client(url: str, n: int, timeout_s: float, server_pid: int) -> dict[str, Any]:
     from statebox.serve import StateboxAction, StateboxEnvClient
 
     envs: list[Any] = []
@@ -96,10 +104,12 @@ async def _client(url: str, n: int, timeout_s: float) -> dict[str, Any]:
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(all_in.wait(), timeout_s)
     held = connected
+    server_cpu0, client_cpu0 = _cpu_s(server_pid), time.process_time()
     t0 = time.perf_counter()
     go.set()
     done, pending = await asyncio.wait(tasks, timeout=timeout_s)
     wall = time.perf_counter() - t0
+    server_cpu, client_cpu = _cpu_s(server_pid) - server_cpu0, time.process_time() - client_cpu0
     for t in pending:
         t.cancel()
     errors = sorted({repr(t.exception())[:120] for t in done if t.exception() is not None})
@@ -111,6 +121,8 @@ async def _client(url: str, n: int, timeout_s: float) -> dict[str, Any]:
         "held": held,
         "succeeded": ok,
         "wall_s": wall,
+        "server_cpu_s": server_cpu,
+        "client_cpu_s": client_cpu,
         "actions": len(resets) + len(steps),
         "reset_p50_ms": _p50_ms(resets),
         "step_p50_ms": _p50_ms(steps),
@@ -153,14 +165,21 @@ async def _in_process(n: int) -> dict[str, Any]:
     await one()  # warm the world cache, as the server's first reset does
     resets.clear()
     actions = passed = 0
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     await asyncio.gather(*(one() for _ in range(n)))
-    wall = time.perf_counter() - t0
-    return {"wall_s": wall, "actions": actions, "passed": passed, "reset_p50_ms": _p50_ms(resets)}
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    return {
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "actions": actions,
+        "passed": passed,
+        "reset_p50_ms": _p50_ms(resets),
+    }
 
 
-def _load_client(url: str, n: int, timeout_s: float) -> dict[str, Any]:
+def _load_client(url: str, n: int, timeout_s: float, server_pid: int) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--client", url, "--sessions", str(n)]
+    cmd += ["--server-pid", str(server_pid)]
     run = subprocess.run(
         [*cmd, "--timeout-s", str(timeout_s)],
         capture_output=True,
@@ -236,7 +255,7 @@ def main(levels: list[int], timeout_s: float, gateway_n: int) -> None:
             print(f"first OpenEnv response {first:.2f} s after start (load {os.getloadavg()})")
             rows = []
             for n in levels:
-                ws = _load_client(url + "/openenv", n, timeout_s)
+                ws = _load_client(url + "/openenv", n, timeout_s, server.pid)
                 inproc = asyncio.run(_in_process(n))
                 rows.append((n, ws, inproc))
             gw = None
@@ -249,7 +268,8 @@ def main(levels: list[int], timeout_s: float, gateway_n: int) -> None:
     print(f"load average {os.getloadavg()} on {os.cpu_count()} cores")
     head = (
         f"{'sessions':>8} {'held':>5} {'success':>7} {'reset p50 ws/in ms':>19} "
-        f"{'ratio':>6} {'actions/s ws/in':>16} {'ratio':>6} {'overhead ms/step':>16}"
+        f"{'ratio':>6} {'actions/s ws/in':>16} {'ratio':>6} {'overhead ms/step':>16} "
+        f"{'server CPU ms/step':>18}"
     )
     print(head)
     out = []
@@ -257,12 +277,15 @@ def main(levels: list[int], timeout_s: float, gateway_n: int) -> None:
         rate_ws = ws["actions"] / ws["wall_s"]
         rate_in = inproc["actions"] / inproc["wall_s"]
         overhead = 1000 / rate_ws - 1000 / rate_in
+        # CPU the server spent per action beyond what the Episode itself costs in-process.
+        server_ms = 1000 * (ws["server_cpu_s"] - inproc["cpu_s"]) / ws["actions"]
         share = ws["succeeded"] / n
         print(
             f"{n:>8} {ws['held']:>5} {share:>7.3f} "
             f"{ws['reset_p50_ms']:>9.1f}/{inproc['reset_p50_ms']:<9.2f} "
             f"{ws['reset_p50_ms'] / inproc['reset_p50_ms']:>6.1f} "
-            f"{rate_ws:>7.0f}/{rate_in:<8.0f} {rate_ws / rate_in:>6.3f} {overhead:>16.3f}"
+            f"{rate_ws:>7.0f}/{rate_in:<8.0f} {rate_ws / rate_in:>6.3f} {overhead:>16.3f} "
+            f"{server_ms:>18.3f}"
         )
         if ws["errors"]:
             print(f"         errors: {ws['errors']}")
@@ -274,6 +297,7 @@ def main(levels: list[int], timeout_s: float, gateway_n: int) -> None:
                 "success_share": share,
                 "actions_per_s_ratio": rate_ws / rate_in,
                 "overhead_ms_per_step": overhead,
+                "server_cpu_overhead_ms_per_step": server_ms,
             }
         )
     if gw is not None:
@@ -297,9 +321,10 @@ if __name__ == "__main__":
     parser.add_argument("--gateway", type=int, default=0, help="MCP gateway episodes too")
     parser.add_argument("--client", help=argparse.SUPPRESS)
     parser.add_argument("--sessions", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--server-pid", type=int, default=0, help=argparse.SUPPRESS)
     ns = parser.parse_args()
     if ns.client:
-        print(json.dumps(asyncio.run(_client(ns.client, ns.sessions, ns.timeout_s))))
+        print(json.dumps(asyncio.run(_client(ns.client, ns.sessions, ns.timeout_s, ns.server_pid))))
     else:
         ensure(__file__)
         wanted = [int(x) for x in ns.levels.split(",")]
