@@ -87,7 +87,7 @@ def test_bodies_must_be_json_and_deep_json_is_a_400_not_a_500() -> None:
             r = await s.http.post("/openenv/mcp", content=json.dumps(rpc), headers=plain)
             assert r.status_code == 415
             r = await s.http.post("/openenv/mcp", json=rpc)
-            assert r.status_code == 404  # OpenEnv's MCP session routes are not served
+            assert r.status_code == 200 and r.json()["result"]["session_id"]  # served, as JSON
             r = await s.http.post("/openenv/reset", content=b"{}", headers=plain)
             assert r.status_code == 415
             r = await s.http.post(

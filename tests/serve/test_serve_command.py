@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 from serving import SERVE_TASKS
 
 from fixtures.support import TOY_REF
@@ -45,3 +46,24 @@ def test_statebox_serve_answers_on_loopback_with_its_token(tmp_path: Path) -> No
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def test_max_per_client_reaches_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A trainer on one host opens num_generations x batch sessions from one address.
+    import statebox.serve
+    from statebox.cli import app
+
+    seen: dict[str, object] = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake(load: object, **kwargs: object) -> None:
+        seen.update(kwargs)
+        raise Stop
+
+    monkeypatch.setattr(statebox.serve, "ServeApp", fake, raising=False)
+    cmd = ["serve", "--tasks", str(SERVE_TASKS), "--domain", TOY_REF, "--max-per-client", "512"]
+    with pytest.raises(Stop):
+        app(cmd, standalone_mode=False)
+    assert seen["max_per_client"] == 512

@@ -359,13 +359,11 @@ def test_a_server_that_times_out_ends_the_episode_as_a_system_error_not_a_reward
         async with _serve(options) as live:
             await _wait(live.url, lambda r: r.status_code == 200)
             async with StateboxEnvClient(base_url=live.url + "/openenv") as env:
-                await env.reset(task_id=PASSING)
+                eid = (await env.reset(task_id=PASSING)).observation.episode_id
                 call = StateboxAction(kind="call_tool", tool="get_order", args=get_order)
-                r = await env.step(call)
-                assert r.done and r.reward is None
-                assert r.observation.termination == "system_error"
-                assert r.metadata["status"] == "system_error"
-                assert "BackendError" in r.metadata["error"] and "verdict" not in r.metadata
+                # No reward at all (not 0.0): an error naming the episode, which is dropped.
+                with pytest.raises(RuntimeError, match=f"system_error in episode {eid}.*Backend"):
+                    await env.step(call)
                 with pytest.raises(RuntimeError, match="no live episode"):
                     await env.step(call)
                 await env.reset(task_id=LOOKUP)  # left live, as the control session below

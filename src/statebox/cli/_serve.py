@@ -128,6 +128,14 @@ def serve(
         float,
         typer.Option(min=1.0, help="Seconds after which unused sessions and RL episodes end."),
     ] = 900.0,
+    max_per_client: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="Most live RL episodes, and WebSockets, of one peer address (a trainer on "
+            "one host opens num_generations x batch at once).",
+        ),
+    ] = 64,
 ) -> None:
     """Serve episodes: per-session MCP endpoints, the control API and OpenEnv."""
     try:
@@ -218,6 +226,7 @@ def serve(
         hosts=allowed_hosts(host, allowed_host or ()),
         idle_timeout_s=idle_timeout,
         openenv_token=rl_token,
+        max_per_client=max_per_client,
     )
     if token_file is not None:
         _write_secret(token_file, serve_app.control_token)

@@ -5,17 +5,26 @@ HTTP routes (``/reset``, ``/step``, ``/state``, ``/schema``, ``/health``) and it
 WebSocket session (``/ws``) are OpenEnv's own; statebox adds ``/ready`` (503 until
 the tasks are loaded, and every other route but ``/health`` is refused until then).
 
-``reset`` takes ``task_id`` or samples one from ``split`` (``train`` by default;
-``test`` tasks are refused unless the server was started with ``allow_test_split``)
-with an optional ``seed``. A catalog whose tasks serve evaluation only (a ThinkingBox
-dataset: its card forbids training on them) serves every task as an evaluation,
-samples from ``test`` by default, and refuses ``split: train`` with the card's reason.
-``step`` takes a `StateboxAction`. The terminal step carries ``reward`` 1.0 iff the
-verdict passed, else 0.0, and the verdict in ``metadata``; earlier steps carry no
-reward. Every observation's ``metadata`` says the episode's ``mode`` (``training`` or
-``evaluation``). An environment that fails (a server crash, a timeout, a check that
-cannot run) ends the episode as a system error: a terminal step with ``reward`` None
-and ``metadata.status == "system_error"``, never a reward of 0.
+``reset`` takes ``task_id``, or ``split`` and ``index`` (OpenEnv's task API), or
+samples a task from ``split`` (``train`` by default; ``test`` tasks are refused unless
+the server was started with ``allow_test_split``) with an optional ``seed``. A catalog
+whose tasks serve evaluation only (a ThinkingBox dataset: its card forbids training on
+them) serves every task as an evaluation, samples from ``test`` by default, and refuses
+``split: train`` with the card's reason. ``step`` takes a `StateboxAction`. The
+terminal step carries ``reward`` 1.0 iff the verdict passed, else 0.0, and the verdict
+in ``metadata``; earlier steps carry no reward. A step that breaks statebox
+(``system_error``) is never a reward: it is refused with an error naming the episode,
+and the episode is dropped, so a trainer can re-run it; so is an environment that fails (a server crash, a timeout, a check that cannot run).
+Every observation's ``metadata`` says the episode's ``mode`` (``training`` or
+``evaluation``).
+
+OpenEnv's whole interface is served: its task API (``/statebox/splits``, ``/tasks``,
+``/num_tasks``, ``/task``, ``/task_range``: ids, splits and domains, nothing of the
+evaluator's), and its MCP tool-calling interface (``POST /mcp``: ``tools/list`` and
+``tools/call`` on an ``openenv/session/create`` session whose WebSocket resets and
+ends the episode; see `statebox.serve._openenv_mcp`). Agent-facing start data is also
+in each observation's ``metadata`` (``user_message``, ``policy`` ...), since openenv's
+MCP client keeps only ``metadata``, ``reward`` and ``done`` of a non-tool step.
 
 Episodes live in the server, keyed by an unguessable episode id that reset returns:
 a WebSocket session steps its own episode; plain HTTP ``/step`` names it with an
@@ -26,10 +35,12 @@ Nobody can crowd out other clients: a client (peer address) holds at most
 ``max_per_client`` live episodes (its own oldest is dropped beyond that) and as many
 WebSockets; episodes and WebSockets idle for ``idle_timeout_s`` are reaped; when
 ``max_live`` episodes are live a reset is refused (503), never served by evicting
-someone else's. With a ``token``, every route but ``/health`` and ``/ready`` needs
-``Authorization: Bearer <token>`` (the WebSocket handshake too). Only OpenEnv's
-environment routes are served: its ``/mcp`` session routes (which would hold slots
-statebox's environments do not use), task listings and docs pages answer 404.
+someone else's; a client holds at most ``max_per_client`` MCP sessions too, and
+OpenEnv's own reaper (``ConcurrencyConfig(session_timeout=idle_timeout_s)``) ends
+those left idle. With a ``token``, every route but ``/health`` and ``/ready`` needs
+``Authorization: Bearer <token>`` (the WebSocket handshake too). OpenEnv's docs pages
+and its MCP WebSocket (``/mcp`` as a WebSocket, which opens a session no reset can
+reach) answer 404.
 """
 
 from __future__ import annotations
@@ -44,8 +55,6 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-from openenv.core.env_server import Environment, create_fastapi_app
-from openenv.core.env_server.types import ConcurrencyConfig, EnvironmentMetadata
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -54,11 +63,34 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from statebox.episode import Action as EpisodeAction
 from statebox.episode import CallTool, End, MessageUser
 from statebox.episode import Observation as EpisodeObservation
+from statebox.serve import _openenv_import
 from statebox.serve._failures import EpisodeSystemError
+from statebox.serve._openenv_mcp import (
+    EpisodeToolClient,
+    McpSessionOwners,
+    call_result,
+    list_tools,
+    run_call,
+)
 from statebox.serve._openenv_types import StateboxAction, StateboxObservation, StateboxState
-from statebox.serve._sessions import Session, TaskCatalog, same_secret
+from statebox.serve._sessions import Session, TaskCatalog, is_reserved_name, same_secret
 from statebox.tasks import Task
 from statebox.tools import ToolCall, ToolResult
+
+_openenv_import.server_side()  # openenv's server side, without its gradio web UI
+
+from fastapi import FastAPI  # noqa: E402
+from openenv.core.env_server import Environment, HTTPEnvServer  # noqa: E402
+from openenv.core.env_server.mcp_types import (  # noqa: E402
+    CallToolAction,
+    CallToolObservation,
+    ListToolsAction,
+    ListToolsObservation,
+)
+from openenv.core.env_server.types import (  # noqa: E402
+    ConcurrencyConfig,
+    EnvironmentMetadata,
+)
 
 __all__ = ["EpisodeRequestError", "OpenEnvServer", "StateboxEnvironment"]
 
@@ -77,10 +109,16 @@ class EpisodeRequestError(ValueError):
 
 _OPEN_WHILE_LOADING = frozenset({"/health", "/ready"})
 _OPEN_WITHOUT_TOKEN = _OPEN_WHILE_LOADING
-_SERVED = frozenset({"/reset", "/step", "/state", "/schema", "/metadata", "/ws"}) | (
-    _OPEN_WHILE_LOADING
+_TASK_ROUTES = frozenset(
+    {"/list_environments"}
+    | {f"/statebox/{r}" for r in ("splits", "tasks", "num_tasks", "task", "task_range")}
 )
-"""OpenEnv's environment routes; the rest of its app (MCP sessions, task API, docs) is off."""
+_SERVED = (
+    frozenset({"/reset", "/step", "/state", "/schema", "/metadata", "/ws", "/mcp"})
+    | _TASK_ROUTES
+    | _OPEN_WHILE_LOADING
+)
+"""OpenEnv's environment, MCP and task routes; the rest of its app (docs) is off."""
 
 _CLIENT: contextvars.ContextVar[str] = contextvars.ContextVar("statebox_openenv_client")
 """The peer address of the request being served (per-client limits)."""
@@ -134,15 +172,23 @@ class OpenEnvServer:
         self.owner: dict[str, str] = {}
         """Episode id → the peer address that opened it."""
         self._rng = random.Random(0)
-        inner = create_fastapi_app(
+        # OpenEnv's own server and routes, on an app without its docs pages.
+        inner = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+        self.http = HTTPEnvServer(
             functools.partial(StateboxEnvironment, self),
             StateboxAction,
             StateboxObservation,
-            concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions),
+            concurrency_config=ConcurrencyConfig(
+                max_concurrent_envs=max_sessions, session_timeout=idle_timeout_s
+            ),
             env_name="statebox",
             state_cls=StateboxState,
-            mode="simulation",
         )
+        self.http.register_routes(inner, mode="simulation")
+        self.mcp_sessions = McpSessionOwners(
+            max_per_client, lambda sid: self.http.get_session_info(sid) is not None
+        )
+        self._inner = inner
 
         async def ready() -> JSONResponse:
             cat = self.catalog()
@@ -154,27 +200,28 @@ class OpenEnvServer:
             status = exc.status if isinstance(exc, EpisodeRequestError) else 400
             return JSONResponse({"error": str(exc)}, status_code=status)
 
+        inner.add_api_route("/ready", ready, methods=["GET"])
+
         async def failed(request: Request, exc: Exception) -> JSONResponse:
+            # An environment failure that escaped a step: a system error, never a reward.
             return JSONResponse({"status": "system_error", "error": str(exc)}, status_code=502)
 
-        inner.add_api_route("/ready", ready, methods=["GET"])
         inner.add_exception_handler(EpisodeRequestError, refused)
         inner.add_exception_handler(EpisodeSystemError, failed)
         self.app: ASGIApp = _Gate(self, inner, token)
 
     @asynccontextmanager
     async def lifespan(self) -> AsyncIterator[None]:
-        """Close every live episode when the server stops."""
+        """Run OpenEnv's start-up and shutdown (its idle reaper); close episodes at the end."""
         try:
-            yield
+            # A mounted app gets no lifespan events of its own: run its router's here.
+            async with self._inner.router.lifespan_context(self._inner):
+                yield
         finally:
             for s in self.live.values():
                 s.close()
             self.live.clear()
             self.owner.clear()
-
-    def _allows_test(self, cat: TaskCatalog) -> bool:
-        return self.allow_test_split or cat.evaluation_only is not None
 
     def servable(self, split: str | None = None) -> list[Task]:
         """Tasks this server may serve (optionally of one split), in id order."""
@@ -188,21 +235,49 @@ class OpenEnvServer:
             if (test or t.split == "train") and (split is None or t.split == split)
         ]
 
-    def pick(self, task_id: str | None, split: str | None, seed: int | None) -> Task:
+    def _allows_test(self, cat: TaskCatalog) -> bool:
+        return self.allow_test_split or cat.evaluation_only is not None
+
+    def splits(self) -> list[str]:
+        """The splits this server serves that hold tasks, in order (train, then test)."""
+        present = {t.split for t in self.servable()}
+        return [s for s in ("train", "test") if s in present]
+
+    def split_tasks(self, split: str) -> list[Task]:
+        """The tasks of one served split, in id order (OpenEnv's task API indexes them).
+
+        Raises:
+            EpisodeRequestError: The split is not served (403) or unknown (404).
+        """
+        if split not in ("train", "test"):
+            raise EpisodeRequestError(f"unknown split {split!r}; splits: train, test", 404)
+        cat = self.catalog()
+        if cat is not None and cat.evaluation_only is not None and split == "train":
+            raise EpisodeRequestError(_training_refused(cat.evaluation_only), 403)
+        if split != "train" and not (cat is not None and self._allows_test(cat)):
+            raise EpisodeRequestError(
+                f"split {split!r} is not served (start with --allow-test-split)", 403
+            )
+        return self.servable(split)
+
+    def pick(
+        self,
+        task_id: str | None,
+        split: str | None,
+        seed: int | None,
+        index: int | None = None,
+    ) -> Task:
         """The task to reset to.
 
         Raises:
-            EpisodeRequestError: Not loaded, unknown id, a test task without the flag, or an
-                empty split.
+            EpisodeRequestError: Not loaded, unknown id, a test task without the flag, an
+                empty split, or an index outside the split.
         """
         cat = self.catalog()
         if cat is None:
             raise EpisodeRequestError("tasks are still loading; wait for /ready")
         if cat.evaluation_only is not None and split == "train":
-            raise EpisodeRequestError(
-                f"refused: these tasks are served for evaluation only, never as training "
-                f"tasks: {cat.evaluation_only}"
-            )
+            raise EpisodeRequestError(_training_refused(cat.evaluation_only))
         if task_id is not None:
             task = cat.tasks.get(task_id)
             if task is None:
@@ -221,6 +296,10 @@ class OpenEnvServer:
         tasks = self.servable(split)
         if not tasks:
             raise EpisodeRequestError(f"no {split} tasks to serve")
+        if index is not None:
+            if not 0 <= index < len(tasks):
+                raise EpisodeRequestError(f"split {split!r} has no task {index} ({len(tasks)})")
+            return tasks[index]
         rng = random.Random(seed) if seed is not None else self._rng
         return rng.choice(tasks)
 
@@ -270,6 +349,10 @@ class OpenEnvServer:
         return idle
 
 
+def _training_refused(terms: str) -> str:
+    return "refused: these tasks are served for evaluation only, never as training tasks: " + terms
+
+
 def _mode(s: Session) -> dict[str, Any]:
     """What every observation's metadata says the episode is for."""
     cat = s.catalog
@@ -280,26 +363,11 @@ def _mode(s: Session) -> dict[str, Any]:
     return out
 
 
-def _system_error(s: Session, exc: EpisodeSystemError) -> StateboxObservation:
-    """The terminal step of an episode whose environment failed: no reward."""
-    return StateboxObservation(
-        kind="done",
-        episode_id=s.id,
-        task_id=s.task.id,
-        step=len(s.episode.transcript),
-        termination="system_error",
-        done=True,
-        reward=None,
-        metadata={**_mode(s), "status": "system_error", "error": str(exc)},
-    )
-
-
 def _observation(
     s: Session, obs: EpisodeObservation, result: ToolResult | None = None
 ) -> StateboxObservation:
     result = result or obs.tool_result
-    return StateboxObservation(
-        metadata=_mode(s),
+    out = StateboxObservation(
         kind=obs.kind,
         episode_id=s.id,
         task_id=s.task.id,
@@ -312,21 +380,80 @@ def _observation(
         termination=None if obs.termination is None else str(obs.termination),
         done=obs.done,
     )
+    out.metadata = _mode(s)
+    if obs.kind == "start":
+        out.metadata |= {
+            "episode_id": s.id,
+            "task_id": s.task.id,
+            "user_message": obs.user_message,
+            "policy": obs.policy,
+            "policy_mode": obs.policy_mode,
+        }
+    elif obs.user_message is not None:
+        out.metadata |= {"user_message": obs.user_message}
+    return out
+
+
+async def _refuse(s: Session, call: ToolCall) -> EpisodeObservation:
+    s.touch()
+    async with s.lock:
+        return s.episode.refuse(
+            call, "not_allowed", f"{call.tool!r} is a lifecycle name, not a tool"
+        )
+
+
+def _system_error(s: Session, exc: BaseException) -> EpisodeRequestError:
+    return EpisodeRequestError(
+        f"system_error in episode {s.id} (task {s.task.id}): the step could not be run "
+        f"({type(exc).__name__}: {exc}); the episode is dropped, no reward is given: "
+        "reset to run it again",
+        status=500,
+    )
 
 
 class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, StateboxState]):
     """One OpenEnv environment handle over the server's live episodes.
+
+    Besides reset and step it implements OpenEnv's MCP tool-calling interface
+    (``ListToolsAction`` / ``CallToolAction``, and ``mcp_client`` for ``POST /mcp``) and
+    its `TaskProvider` methods, over the same `Session`.
 
     Args:
         server: The server holding the catalog and the live episodes.
     """
 
     SUPPORTS_CONCURRENT_SESSIONS = True
+    REQUIRES_SINGLE_THREAD_EXECUTOR = True
+    """Tells OpenEnv to build and close handles on one shared thread, not a thread per
+    session: the episodes themselves run on the event loop."""
 
     def __init__(self, server: OpenEnvServer) -> None:
         super().__init__()
         self._server = server
         self._episode_id: str | None = None
+        self.mcp_client = EpisodeToolClient(self)
+        """What openenv's ``/mcp`` handler lists and calls tools through."""
+        self.mcp_server = None
+
+    @asynccontextmanager
+    async def mcp_session(self) -> AsyncIterator[EpisodeToolClient]:
+        """OpenEnv holds this open for a session's life: its end drops the episode.
+
+        OpenEnv enters it for every session (WebSocket or ``openenv/session/create``)
+        and exits it on the event loop when the session ends (client gone, closed,
+        reaped as idle). Plain HTTP ``/reset`` handles never enter it: their episode
+        outlives the handle and is stepped by id.
+        """
+        try:
+            yield self.mcp_client
+        finally:
+            if self._episode_id is not None:
+                self._server.drop(self._episode_id)
+                self._episode_id = None
+
+    def live_session(self) -> Session | None:
+        """The handle's live episode, if any."""
+        return self._server.live.get(self._episode_id) if self._episode_id else None
 
     async def reset_async(
         self,
@@ -334,8 +461,9 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
         episode_id: str | None = None,
         task_id: str | None = None,
         split: str | None = None,
+        index: int | None = None,
     ) -> StateboxObservation:
-        """Start an episode of ``task_id``, or of a task sampled from ``split`` by ``seed``.
+        """Start an episode: of ``task_id``, of ``split``'s task ``index``, or sampled by ``seed``.
 
         ``episode_id`` is ignored: ids are chosen by the server (they are credentials).
 
@@ -345,46 +473,105 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
         if self._episode_id is not None:
             self._server.drop(self._episode_id)
             self._episode_id = None
-        task = self._server.pick(task_id, split, seed)
+        task = self._server.pick(task_id, split, seed, index)
         s = self._server.open(task)
         try:
             obs = await s.reset()
+        except EpisodeSystemError as exc:
+            self._server.drop(s.id)  # it never started: nothing to step
+            raise _system_error(s, exc) from exc
         except BaseException:
-            self._server.drop(s.id)  # it never started: a reset error, nothing to step
+            self._server.drop(s.id)
             raise
         self._episode_id = s.id
         return _observation(s, obs)
 
-    async def step_async(
-        self,
-        action: StateboxAction,
-        timeout_s: float | None = None,
-        episode_id: str | None = None,
-    ) -> StateboxObservation:
-        """Take one action in this session's episode (or in ``episode_id`` over HTTP).
-
-        Raises:
-            EpisodeRequestError: No such live episode (never reset, ended, or evicted).
-        """
+    def _session(self, episode_id: str | None = None) -> Session:
         eid = episode_id or self._episode_id
         s = self._server.live.get(eid) if eid else None
         if s is None:
             raise EpisodeRequestError("no live episode: reset first (an ended episode cannot step)")
         self._server.live.move_to_end(s.id)
-        act = _to_episode_action(action)
+        return s
+
+    async def _ended(self, s: Session, out: Any) -> Any:
+        """Judge an ended episode onto its last observation: reward and verdict."""
+        if s.episode.fault is not None:
+            self._server.drop(s.id)
+            raise _system_error(s, s.episode.fault)
         try:
-            obs = await s.step(act)
-            result = s.episode.tool_results[-1] if isinstance(act, CallTool) else None
-            out = _observation(s, obs, result)
-            if obs.done:
-                verdict = await s.finish()
-                self._server.drop(s.id)
-                out.reward = 1.0 if verdict.passed else 0.0
-                out.metadata = {**out.metadata, "verdict": verdict.model_dump(mode="json")}
+            verdict = await s.finish()
         except EpisodeSystemError as exc:
             self._server.drop(s.id)
-            return _system_error(s, exc)
+            raise _system_error(s, exc) from exc
+        self._server.drop(s.id)
+        out.done = True
+        out.reward = 1.0 if verdict.passed else 0.0
+        out.metadata = {**out.metadata, "verdict": verdict.model_dump(mode="json")}
         return out
+
+    async def step_async(
+        self,
+        action: StateboxAction | ListToolsAction | CallToolAction,
+        timeout_s: float | None = None,
+        episode_id: str | None = None,
+    ) -> StateboxObservation | ListToolsObservation | CallToolObservation:
+        """Take one action in this session's episode (or in ``episode_id`` over HTTP).
+
+        ``ListToolsAction`` and ``CallToolAction`` are OpenEnv's MCP actions: the
+        allowlisted tools, and one call as an episode step.
+
+        Raises:
+            EpisodeRequestError: No such live episode (never reset, ended, or evicted), or
+                a system error (status 500; the episode is dropped).
+        """
+        if isinstance(action, ListToolsAction):
+            return ListToolsObservation(tools=list_tools(self.live_session()))
+        s = self._session(episode_id)
+        if isinstance(action, CallToolAction):
+            result = await self._call(s, action.tool_name, action.arguments)
+            out = CallToolObservation(tool_name=action.tool_name, result=result)
+            return await self._ended(s, out) if s.episode.done else out
+        if s.episode.done:
+            # Ended by a tool call over /mcp (a step limit): this step collects the reward.
+            done = StateboxObservation(
+                kind="done", episode_id=s.id, task_id=s.task.id, done=True, metadata=_mode(s)
+            )
+            return await self._ended(s, done)
+        act = _to_episode_action(action)
+        try:
+            if isinstance(act, CallTool) and is_reserved_name(act.call.tool):
+                obs = await _refuse(s, act.call)  # by name, as the MCP surfaces do
+            else:
+                obs = await s.step(act)
+        except Exception as exc:
+            self._server.drop(s.id)
+            raise _system_error(s, exc) from exc
+        last = s.episode.tool_results[-1] if isinstance(act, CallTool) else None
+        shown = _observation(s, obs, last)
+        return await self._ended(s, shown) if obs.done else shown
+
+    async def _call(self, s: Session, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if s.episode.done:
+            raise EpisodeRequestError("the episode has ended: no more tool calls")
+        try:
+            return call_result(await run_call(s, name, arguments))
+        except Exception as exc:
+            if s.episode.fault is None and s.episode.done:  # ended by a concurrent step
+                raise EpisodeRequestError("the episode has ended: no more tool calls") from exc
+            self._server.drop(s.id)
+            raise _system_error(s, exc) from exc
+
+    async def tool_call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """One tool call from ``POST /mcp`` ``tools/call`` (its result, FastMCP-shaped).
+
+        Raises:
+            EpisodeRequestError: No live episode, the episode has ended, or a system error.
+        """
+        s = self._session()
+        if s.episode.done:
+            raise EpisodeRequestError("the episode has ended: step the WebSocket for its reward")
+        return await self._call(s, name, arguments)
 
     def reset(
         self,
@@ -392,15 +579,34 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
         episode_id: str | None = None,
         task_id: str | None = None,
         split: str | None = None,
+        index: int | None = None,
     ) -> StateboxObservation:
         """Synchronous `reset_async` (only where no event loop is running)."""
-        return asyncio.run(self.reset_async(seed, episode_id, task_id, split))
+        return asyncio.run(self.reset_async(seed, episode_id, task_id, split, index))
 
     def step(
-        self, action: StateboxAction, timeout_s: float | None = None, episode_id: str | None = None
-    ) -> StateboxObservation:
+        self,
+        action: StateboxAction | ListToolsAction | CallToolAction,
+        timeout_s: float | None = None,
+        episode_id: str | None = None,
+    ) -> StateboxObservation | ListToolsObservation | CallToolObservation:
         """Synchronous `step_async` (only where no event loop is running)."""
         return asyncio.run(self.step_async(action, timeout_s, episode_id))
+
+    @property
+    def state(self) -> StateboxState:
+        """The session's episode id, task and step count."""
+        s = self.live_session()
+        if s is None:
+            return StateboxState(episode_id=self._episode_id, done=self._episode_id is not None)
+        return StateboxState(
+            episode_id=s.id,
+            step_count=len(s.episode.transcript),
+            task_id=s.task.id,
+            done=s.episode.done,
+        )
+
+    # OpenEnv's TaskProvider: discovery only (ids, splits, domains), never evaluator data.
 
     def get_metadata(self) -> EnvironmentMetadata:
         """What ``/metadata`` says: statebox, and evaluation only where the tasks' terms say so."""
@@ -411,18 +617,50 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
             description += f". Mode: evaluation only ({terms})"
         return EnvironmentMetadata(name="statebox", description=description)
 
-    @property
-    def state(self) -> StateboxState:
-        """The session's episode id, task and step count."""
-        s = self._server.live.get(self._episode_id) if self._episode_id else None
-        if s is None:
-            return StateboxState(episode_id=self._episode_id, done=self._episode_id is not None)
-        return StateboxState(
-            episode_id=s.id,
-            step_count=len(s.episode.transcript),
-            task_id=s.task.id,
-            done=s.episode.done,
-        )
+    def list_splits(self) -> list[dict[str, str]]:
+        """The served splits with tasks: ``{"name", "type"}``."""
+        return [{"name": s, "type": s} for s in self._server.splits()]
+
+    def list_tasks(self, split: str) -> list[dict[str, Any]]:
+        """Every task of a served split: id, index, split, domain.
+
+        Raises:
+            EpisodeRequestError: The split is not served.
+        """
+        return [_task_spec(t, i) for i, t in enumerate(self._server.split_tasks(split))]
+
+    def num_tasks(self, split: str) -> int:
+        """How many tasks a served split holds.
+
+        Raises:
+            EpisodeRequestError: The split is not served.
+        """
+        return len(self._server.split_tasks(split))
+
+    def get_task(self, split: str, index: int) -> dict[str, Any]:
+        """One task of a served split by index (``reset(split=..., index=...)`` plays it).
+
+        Raises:
+            EpisodeRequestError: The split is not served.
+            IndexError: No such index (400).
+        """
+        tasks = self._server.split_tasks(split)
+        if not 0 <= index < len(tasks):
+            raise IndexError(index)
+        return _task_spec(tasks[index], index)
+
+    def get_task_range(self, split: str, start: int, stop: int) -> list[dict[str, Any]]:
+        """Tasks ``start``..``stop - 1`` of a served split.
+
+        Raises:
+            EpisodeRequestError: The split is not served.
+        """
+        tasks = self._server.split_tasks(split)
+        return [_task_spec(t, i) for i, t in enumerate(tasks) if start <= i < stop]
+
+
+def _task_spec(task: Task, index: int) -> dict[str, Any]:
+    return {"id": task.id, "index": index, "split": task.split, "domain": task.domain}
 
 
 class _Gate:
@@ -447,7 +685,7 @@ class _Gate:
             return
         path = scope.get("path", "").removeprefix(scope.get("root_path", ""))
         problem: tuple[int, str] | None = None
-        if path not in _SERVED:
+        if path not in _SERVED or (path == "/mcp" and kind == "websocket"):
             problem = (404, "not found")
         elif self.token is not None and path not in _OPEN_WITHOUT_TOKEN:
             auth = Headers(scope=scope).get("authorization", "")
@@ -479,6 +717,8 @@ class _Gate:
                     self.sockets[client] -= 1
                     if self.sockets[client] <= 0:
                         del self.sockets[client]
+            elif path == "/mcp" and scope.get("method") == "POST":
+                await self.server.mcp_sessions(self.app, client, scope, receive, send)
             else:
                 await self.app(scope, receive, send)
         finally:

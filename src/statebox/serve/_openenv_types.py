@@ -11,10 +11,15 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from openenv.core.client_types import StepResult
-from openenv.core.env_client import EnvClient
-from openenv.core.env_server.types import Action, Observation, State
 from pydantic import Field
+
+from statebox.serve._openenv_import import client_side
+
+client_side()  # openenv's client modules without its server side (see _openenv_import)
+
+from openenv.core.client_types import StepResult  # noqa: E402
+from openenv.core.env_client import EnvClient  # noqa: E402
+from openenv.core.env_server.types import Action, Observation, State  # noqa: E402
 
 __all__ = ["StateboxAction", "StateboxEnvClient", "StateboxObservation", "StateboxState"]
 

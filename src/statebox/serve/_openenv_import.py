@@ -1,0 +1,111 @@
+"""Importing ``openenv`` by halves: the client side without the server, the server without gradio.
+
+``openenv.core``'s package ``__init__`` imports its whole server side
+(``openenv.core.env_server``: FastAPI, FastMCP) and that package's ``__init__`` imports
+the gradio web UI eagerly — about 9 s of a 12–14 s import, paid by every ``statebox
+serve`` and by every program that only wants the WebSocket client. statebox serves no
+web UI, and a client needs none of the server.
+
+- `client_side` registers ``openenv.core`` and ``openenv.core.env_server`` as packages
+  whose ``__init__`` has not run yet, so their leaf modules (``env_client``,
+  ``mcp_client``, ``env_server.types`` ...) import alone. The first lookup of a name the
+  ``__init__`` defines (``from openenv.core import GenericEnvClient``) runs it then, so
+  other code importing openenv sees the package it expects.
+- `server_side` imports ``openenv.core.env_server`` with gradio marked absent for the
+  duration: openenv's own ``except ModuleNotFoundError`` around its web interface then
+  leaves it out (``create_web_interface_app`` is None). The mark is removed afterwards,
+  so a program that imports gradio itself still can.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import sys
+import threading
+from types import ModuleType
+from typing import Any
+
+__all__ = ["client_side", "server_side"]
+
+_DEFERRED = ("openenv.core", "openenv.core.env_server")
+_LOCK = threading.RLock()
+
+
+def _run_init(module: ModuleType) -> None:
+    """Run a deferred package's own ``__init__`` (once), gradio left out."""
+    with _LOCK:
+        if module.__dict__.pop("__getattr__", None) is None:
+            return  # already run (or never deferred)
+        spec = module.__spec__
+        assert spec is not None and spec.loader is not None  # set by _defer
+        with _without("gradio"):
+            spec.loader.exec_module(module)
+
+
+def _defer(name: str) -> None:
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.loader is None:
+        raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+    module = importlib.util.module_from_spec(spec)
+
+    def deferred_getattr(attr: str) -> Any:
+        if attr.startswith("__") and attr != "__all__":
+            raise AttributeError(attr)  # probes (copy, pickle, inspect) need no init
+        _run_init(module)
+        return getattr(module, attr)
+
+    module.__getattr__ = deferred_getattr  # type: ignore[method-assign]
+    sys.modules[name] = module
+    parent, _, child = name.rpartition(".")
+    setattr(sys.modules[parent], child, module)
+
+
+class _without:
+    """Mark a top-level module absent (``import`` raises ModuleNotFoundError) for a block."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.marked = False
+
+    def __enter__(self) -> None:
+        if self.name not in sys.modules:
+            sys.modules[self.name] = None  # type: ignore[assignment]
+            self.marked = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self.marked and sys.modules.get(self.name, False) is None:
+            del sys.modules[self.name]
+
+
+def client_side() -> None:
+    """Make openenv's client modules importable without its server side (idempotent).
+
+    Raises:
+        ModuleNotFoundError: openenv is not installed.
+    """
+    with _LOCK:
+        import openenv  # the top package is light (its names resolve lazily)
+
+        del openenv
+        for name in _DEFERRED:
+            if name not in sys.modules:
+                _defer(name)
+
+
+def server_side() -> ModuleType:
+    """``openenv.core.env_server``, fully initialised, without gradio.
+
+    Returns:
+        The module.
+
+    Raises:
+        ModuleNotFoundError: openenv is not installed.
+    """
+    with _LOCK:
+        for name in _DEFERRED:
+            module = sys.modules.get(name)
+            if module is not None:
+                _run_init(module)
+        with _without("gradio"):
+            return importlib.import_module("openenv.core.env_server")

@@ -1,0 +1,193 @@
+"""OpenEnv's MCP tool-calling interface over a statebox episode.
+
+OpenEnv lists and calls an environment's tools two ways: ``ListToolsAction`` /
+``CallToolAction`` stepped into the environment, and JSON-RPC ``tools/list`` /
+``tools/call`` on ``POST /mcp`` (what `openenv.core.mcp_client.MCPToolClient` uses,
+its WebSocket attached to the same session for reset and the closing step). Its
+``/mcp`` handler reaches an environment through the environment's ``mcp_client``;
+`EpisodeToolClient` is that client, answering from the live `Session` directly.
+
+openenv's `MCPEnvironment` base is not used: it serves a FastMCP server whose tools
+are fixed when the environment is built and validates arguments before a tool runs.
+A statebox episode's tools are its task's allowlist, known at reset, and every call
+(bad arguments and lifecycle names included) must reach the `Episode` and be
+recorded there, so that the transcript and the verdict are the same whichever path
+drove it. What the interface lists is the allowlist and nothing else; a lifecycle or
+reserved-looking name is refused by name as a recorded step, as on the MCP gateway.
+
+Results have FastMCP's ``CallToolResult`` shape (``content``, ``structured_content``,
+``data``, ``is_error``): ``data`` is the tool's output, or ``{"error": {"kind",
+"message"}}`` for a refusal (``is_error`` true). Refusals are results the agent reads,
+not transport errors.
+
+`McpSessionOwners` holds each client's OpenEnv MCP sessions (``openenv/session/create``)
+to ``max_per_client``, as the server does for episodes and WebSockets.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
+
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from statebox.serve._sessions import Session, is_reserved_name
+from statebox.tools import ToolResult
+
+if TYPE_CHECKING:
+    from openenv.core.env_server.mcp_types import Tool
+
+__all__ = ["EpisodeToolClient", "McpSessionOwners", "call_result", "list_tools"]
+
+
+def list_tools(session: Session | None) -> list[Tool]:
+    """The episode's allowlisted tools as OpenEnv `Tool` models (none before reset)."""
+    from openenv.core.env_server.mcp_types import Tool
+
+    if session is None:
+        return []
+    return [
+        Tool(name=t.name, description=t.description, input_schema=t.input_schema)
+        for t in session.tools
+    ]
+
+
+def call_result(result: ToolResult) -> dict[str, Any]:
+    """A tool result in FastMCP's ``CallToolResult`` shape (JSON-ready)."""
+    if result.ok:
+        data: Any = result.output
+        payload: dict[str, Any] = {"result": result.output}
+    else:
+        assert result.error is not None  # a failed result carries its error
+        data = {"error": {"kind": result.error.kind, "message": result.error.message}}
+        payload = data
+    return {
+        "content": [{"type": "text", "text": json.dumps(data)}],
+        "structured_content": payload,
+        "data": data,
+        "is_error": not result.ok,
+        "meta": None,
+    }
+
+
+async def run_call(session: Session, name: str, arguments: dict[str, Any]) -> ToolResult:
+    """One tool call of the agent as an episode step; lifecycle names refused by name.
+
+    Raises:
+        RuntimeError: The episode has ended.
+    """
+    args = dict(arguments or {})
+    if is_reserved_name(name):
+        return await session.refuse_tool(name, args, f"{name!r} is a lifecycle name, not a tool")
+    return await session.call_tool(name, args)
+
+
+class _Handle(Protocol):
+    """What `EpisodeToolClient` needs of its environment."""
+
+    def live_session(self) -> Session | None: ...
+
+    async def tool_call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]: ...
+
+
+class EpisodeToolClient:
+    """The ``mcp_client`` openenv's ``/mcp`` handler calls: the environment's own episode.
+
+    Args:
+        env: The environment whose live episode it reaches.
+    """
+
+    def __init__(self, env: _Handle) -> None:
+        self._env = env
+
+    def is_connected(self) -> bool:
+        """Always: there is no transport to open."""
+        return True
+
+    async def __aenter__(self) -> EpisodeToolClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+    async def list_tools(self) -> list[Tool]:
+        """The live episode's allowlisted tools ([] before reset)."""
+        return list_tools(self._env.live_session())
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Call one tool in the live episode.
+
+        Raises:
+            EpisodeRequestError: No live episode (raised by the environment).
+        """
+        return await self._env.tool_call(name, dict(arguments or {}))
+
+
+class McpSessionOwners:
+    """Per-client limit on OpenEnv MCP sessions (``openenv/session/create`` on ``POST /mcp``).
+
+    Args:
+        limit: Most live MCP sessions one client (peer address) may hold.
+        alive: Whether OpenEnv still holds a session id (its idle reaper and
+            ``openenv/session/close`` end them).
+    """
+
+    def __init__(self, limit: int, alive: Callable[[str], bool]) -> None:
+        self.limit = limit
+        self.alive = alive
+        self.owned: dict[str, set[str]] = {}
+
+    def held(self, client: str) -> set[str]:
+        """The client's sessions still alive."""
+        mine = {sid for sid in self.owned.get(client, set()) if self.alive(sid)}
+        if mine:
+            self.owned[client] = mine
+        else:
+            self.owned.pop(client, None)
+        return mine
+
+    async def __call__(
+        self, app: ASGIApp, client: str, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """Pass one ``POST /mcp`` request to ``app``, holding session creation to the limit."""
+        messages: list[Message] = []
+        body = b""
+        while True:  # the request guard has bounded the body already
+            message = await receive()
+            messages.append(message)
+            body += message.get("body", b"")
+            if message["type"] != "http.request" or not message.get("more_body", False):
+                break
+        try:
+            rpc = json.loads(body)
+        except ValueError:
+            rpc = None
+        creating = isinstance(rpc, dict) and rpc.get("method") == "openenv/session/create"
+        if creating and len(self.held(client)) >= self.limit:
+            error = {"code": -32000, "message": f"{self.limit} MCP sessions of this client open"}
+            reply = {"jsonrpc": "2.0", "id": rpc.get("id"), "error": error}
+            await JSONResponse(reply, status_code=429)(scope, receive, send)
+            return
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        if not creating:
+            await app(scope, replay, send)
+            return
+        sent = bytearray()
+
+        async def capture(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                sent.extend(message.get("body", b""))
+            await send(message)
+
+        await app(scope, replay, capture)
+        try:
+            sid = json.loads(bytes(sent)).get("result", {}).get("session_id")
+        except (ValueError, AttributeError):
+            sid = None
+        if isinstance(sid, str):
+            self.owned.setdefault(client, set()).add(sid)
