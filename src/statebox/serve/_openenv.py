@@ -14,9 +14,9 @@ them) serves every task as an evaluation, samples from ``test`` by default, and 
 terminal step carries ``reward`` 1.0 iff the verdict passed, else 0.0, and the verdict
 in ``metadata``; earlier steps carry no reward. A step that breaks statebox
 (``system_error``) is never a reward: it is refused with an error naming the episode,
-and the episode is dropped, so a trainer can re-run it; so is an environment that fails (a server crash, a timeout, a check that cannot run).
-Every observation's ``metadata`` says the episode's ``mode`` (``training`` or
-``evaluation``).
+and the episode is dropped, so a trainer can re-run it; so is an environment that
+fails (a server crash, a timeout, a check that cannot run). Every observation's
+``metadata`` says the episode's ``mode`` (``training`` or ``evaluation``).
 
 OpenEnv's whole interface is served: its task API (``/statebox/splits``, ``/tasks``,
 ``/num_tasks``, ``/task``, ``/task_range``: ids, splits and domains, nothing of the
