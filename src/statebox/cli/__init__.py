@@ -10,6 +10,7 @@ from statebox.cli import (  # noqa: F401  (registers the commands)
     _play,
     _serve,
     _tasks,
+    _verify,
 )
 from statebox.cli._app import app, main
 
