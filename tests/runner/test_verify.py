@@ -243,3 +243,32 @@ def test_rejudge_refuses_its_own_directory(campaigns: dict[str, Path]) -> None:
     run = campaigns["oracle"]
     result = CliRunner().invoke(app, ["rejudge", str(run), "--out", str(run)])
     assert result.exit_code == 1 and "--out must be a new directory" in result.output
+
+
+def test_campaign_card_pins_the_environment_and_the_figures(
+    campaigns: dict[str, Path], tmp_path: Path
+) -> None:
+    run = campaigns["fault"]
+    cli = CliRunner()
+    target = tmp_path / "card.md"
+    result = cli.invoke(app, ["report", str(run), "--format", "card", "--out", str(target)])
+    assert result.exit_code == 0, result.output
+    card = target.read_text()
+    m = json.loads((run / "manifest.json").read_text())
+    assert f"statebox {m['statebox_version']}, git revision `{m['git_revision']}`" in card
+    assert f"Environment hash: `{m['environment_hash']}`" in card
+    assert f"task bundle hash `{m['task_bundle_hash']}`" in card
+    agent = m["agents"][0]
+    assert f"`{agent['agent_id']}` (fault): " in card and '"skip_write": 0.3' in card
+    report = json.loads(cli.invoke(app, ["report", str(run), "--format", "json"]).stdout)
+    figures = report["agents"][agent["agent_id"]]
+    lo, hi = figures["ci"]["overall"]["pass_at_1"]
+    assert f"| pass@1 | {figures['overall']['pass_at_1']:.3f} | [{lo:.3f}, {hi:.3f}] |" in card
+    unbiased = figures["overall"]["pass_hat_k_unbiased"]
+    assert f"| pass^k (unbiased estimator, tau-bench) | {unbiased:.3f} |" in card
+    assert "pass^k (plug-in estimator, ThinkingBox)" in card
+    assert "System errors: 0" in card and "Trials: 12 recorded of 12 planned" in card
+    # The command the card gives a reader works as printed.
+    (command,) = [line for line in card.splitlines() if line.startswith("statebox verify ")]
+    check = cli.invoke(app, command.split()[1:])
+    assert check.exit_code == 0, check.output

@@ -1,5 +1,6 @@
 """Reports: campaign summaries as data, terminal tables and a self-contained HTML page."""
 
+from statebox.report._campaign_card import CARD_METRICS, render_campaign_card
 from statebox.report._card import (
     CheckStrength,
     DomainCard,
@@ -17,6 +18,7 @@ from statebox.report._summary import CampaignRows, summarize, summarize_campaign
 from statebox.report._table import METRIC_LABELS, SIGNATURE_MEANINGS, print_summary
 
 __all__ = [
+    "CARD_METRICS",
     "DEFAULT_MAX_TRIALS",
     "METRIC_LABELS",
     "SIGNATURE_MEANINGS",
@@ -30,6 +32,7 @@ __all__ = [
     "format_floor",
     "format_strength",
     "print_summary",
+    "render_campaign_card",
     "render_card_markdown",
     "render_html_report",
     "strength_lines",
