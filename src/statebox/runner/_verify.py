@@ -81,6 +81,8 @@ def _source_kind(manifest: Manifest) -> str:
 def campaign_domains(manifest: Manifest, registry: Registry) -> Registry:
     """``registry`` with the campaign's own ``--domain`` references registered.
 
+    A domain of that name registered already (a ``--domain`` given now) is kept.
+
     Raises:
         ConfigError: The campaign ran on an external environment (its servers hold
             the state; statebox cannot rebuild it offline).
@@ -93,7 +95,9 @@ def campaign_domains(manifest: Manifest, registry: Registry) -> Registry:
             "so its trials cannot be replayed offline"
         )
     for ref in manifest.settings.get("domain_refs") or ():
-        registry.register_domain(load_domain_ref(str(ref)))
+        d = load_domain_ref(str(ref))
+        if d.name not in registry.domain_names():  # a --domain given now wins
+            registry.register_domain(d)
     return registry
 
 
