@@ -6,6 +6,7 @@ import json
 import shutil
 from math import comb
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -119,7 +120,10 @@ def test_paired_lift_welch_and_complexity_match_hand_computation(
     assert (out / "ablation.json").is_file()
 
 
-def test_named_llm_configurations_offline_with_think_usage(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def named(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any], Script]:
+    """An offline ablation of two named configurations against a scripted model."""
+    tmp_path = tmp_path_factory.mktemp("named")
     tasks = tmp_path / "tasks"
     tasks.mkdir()
     docs = yaml.safe_load((TOY_TASKS / "toy.yaml").read_text())
@@ -158,7 +162,13 @@ def test_named_llm_configurations_offline_with_think_usage(tmp_path: Path) -> No
             ],
         )  # fmt: skip
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    return out, json.loads(result.stdout), script
+
+
+def test_named_llm_configurations_offline_with_think_usage(
+    named: tuple[Path, dict[str, Any], Script],
+) -> None:
+    out, data, script = named
     tools = [[t["function"]["name"] for t in r.body.get("tools", [])] for r in script.seen]
     assert "think" not in tools[0] and "think" in tools[4]
     assert data["pass_at_1"] == {"baseline": 0.5, "think": 0.5}
@@ -208,3 +218,35 @@ def test_bad_ablation_input_is_one_line(tmp_path: Path) -> None:
     assert same.exit_code == 1 and "are the same agent (oracle)" in same.output
     assert "Traceback" not in unknown.output + missing.output + not_one.output + same.output
     shutil.rmtree(plain)
+
+
+@pytest.mark.slow
+def test_html_report_shows_the_ablation_and_thoughts_in_place(
+    named: tuple[Path, dict[str, Any], Script], tmp_path: Path
+) -> None:
+    from urllib.parse import quote
+
+    from test_html_browser import dump_dom, section
+
+    out, data, _ = named
+    page = tmp_path / "r.html"
+    result = CliRunner().invoke(
+        app, ["report", str(out), "--format", "html", "--out", str(page), "--resamples", "200"]
+    )
+    assert result.exit_code == 0, result.output
+    think_id = data["configurations"][1]["agent_id"]
+    key = f"{out.name}|toy.transfer.basic.001/{think_id}/0"
+    dom, log = dump_dom(f"{page.as_uri()}#trial={quote(key, safe='')}", tmp_path / "profile")
+    assert 'data-ready="1"' in dom and "Uncaught" not in log
+    ablation = section(dom, "ablation")
+    assert "hidden" not in ablation[: ablation.index(">")]
+    assert "pass^k unbiased (tau-bench)" in ablation and "Welch's t (unpaired) p" in ablation
+    assert 'class="main-svg"' in section(dom, "chart-ablation")
+    detail = section(dom, "trial-detail")
+    order = [
+        detail.index("think: Check A1 first."),
+        detail.index("get_account("),
+        detail.index("think: 40 fits the balance."),
+        detail.index("transfer("),
+    ]
+    assert order == sorted(order)

@@ -293,6 +293,21 @@ def ablate(
     _emit(data, out, json_out)
 
 
+def recorded_ablation(directories: list[Path]) -> dict[str, Any] | None:
+    """The figures ``statebox ablate`` wrote for one campaign directory, else None.
+
+    Several directories make no one ablation: their reports carry no ablation section.
+    """
+    if len(directories) != 1:
+        return None
+    path = directories[0] / ABLATION_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # not an ablation, or a file it cannot read: the report goes on
+    return data if isinstance(data, dict) and "pass_hat_k" in data else None
+
+
 def _emit(data: dict[str, Any], directory: Path, json_out: bool) -> None:
     text = json.dumps(data, indent=2)
     try:
@@ -305,4 +320,8 @@ def _emit(data: dict[str, Any], directory: Path, json_out: bool) -> None:
     from statebox.report import print_ablation
 
     print_ablation(data, out_console)
-    err_console.print(f"figures in {directory / ABLATION_FILE}", highlight=False)
+    err_console.print(
+        f"figures in {directory / ABLATION_FILE}; table and pass^k chart in the HTML report: "
+        f"statebox report {directory} --format html",
+        highlight=False,
+    )

@@ -728,11 +728,12 @@ def report(
         err_console.print(f"wrote {out}", highlight=False)
         return
     if format == Format.html:
+        from statebox.cli._ablate import recorded_ablation
         from statebox.report import write_html_report
 
         target = out or directories[0] / "report.html"
         with _writing(target):
-            write_html_report(summary, campaigns, target)
+            write_html_report(summary, campaigns, target, ablation=recorded_ablation(directories))
         err_console.print(f"wrote {target}", highlight=False)
         return
     if format == Format.json:
