@@ -50,6 +50,7 @@ def campaigns(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     _run(cli, root / "oracle", tasks, "oracle")
     _run(cli, root / "fault", tasks, MIXED, trials=4)
     _run(cli, root / "both", tasks, "oracle", "fault:skip_write=1.0,wrong_value=0,extra_write=0")
+    _run(cli, root / "baselines", tasks, "noop", "refuse", trials=1)
     toy = load_tasks(tasks)
     from fixtures.toy import make_domain
 
@@ -73,7 +74,7 @@ def campaigns(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {
         "root": root,
         "tasks": tasks,
-        **{n: root / n for n in ("oracle", "fault", "both", "llm")},
+        **{n: root / n for n in ("oracle", "fault", "both", "baselines", "llm")},
     }
 
 
@@ -82,7 +83,7 @@ def _copy(src: Path, dst: Path) -> Path:
     return dst
 
 
-@pytest.mark.parametrize("kind", ["oracle", "fault", "llm"])
+@pytest.mark.parametrize("kind", ["oracle", "fault", "baselines", "llm"])
 def test_verify_reproduces_every_agent_kind(campaigns: dict[str, Path], kind: str) -> None:
     records = read_results(campaigns[kind])
     if kind == "fault":  # the fault agent's campaign holds failures too
@@ -147,6 +148,17 @@ def test_verify_catches_a_changed_task(campaigns: dict[str, Path], tmp_path: Pat
     assert "environment parts differ: tasks" in out
     assert "mismatch: toy.transfer.basic.001/oracle/0: verdict differs: check invariant[0]" in out
     assert "6 of 9 judged trials reproduced exactly; 3 differ" in out
+
+
+def test_verify_finds_moved_tasks_with_tasks(campaigns: dict[str, Path], tmp_path: Path) -> None:
+    run = _copy(campaigns["oracle"], tmp_path / "moved")
+    m = json.loads((run / "manifest.json").read_text())
+    m["task_source"] = str(tmp_path / "gone")
+    (run / "manifest.json").write_text(json.dumps(m))
+    lost = CliRunner().invoke(app, ["verify", str(run)])
+    assert lost.exit_code == 1 and "give --tasks where they are now" in flat(lost.output)
+    found = CliRunner().invoke(app, ["verify", str(run), "--tasks", str(campaigns["tasks"])])
+    assert found.exit_code == 0, found.output
 
 
 def test_verify_bad_input_is_one_line(campaigns: dict[str, Path], tmp_path: Path) -> None:

@@ -165,6 +165,9 @@ def ablate(
     seed: Annotated[int, typer.Option(help="Campaign seed (shared by every configuration).")] = 0,
     concurrency: Annotated[int, typer.Option(min=1, help="Trials in flight at once.")] = 8,
     out: Annotated[Path | None, typer.Option(help="Campaign directory to write.")] = None,
+    resume: Annotated[
+        bool, typer.Option(help="Continue the ablation in --out (same configurations).")
+    ] = False,
     analyze: Annotated[
         Path | None, typer.Option(help="Print the tables of an ablation already run; runs nothing.")
     ] = None,
@@ -266,6 +269,7 @@ def ablate(
         seed=settings.seed,
         limits=Limits(max_steps=settings.max_steps, max_turns=settings.max_turns),
         trial_timeout_s=settings.trial_timeout_s,
+        resume=resume,
         users=roles.users,
         rubric=roles.rubric,
         models=roles.labels,

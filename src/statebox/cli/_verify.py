@@ -39,6 +39,12 @@ def verify(
     domain: Annotated[
         list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
     ] = None,
+    tasks: Annotated[
+        list[Path] | None,
+        typer.Option(
+            help="The campaign's task files, where they moved (their hash is still checked)."
+        ),
+    ] = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
 ) -> None:
     """Rebuild every trial's world, replay its recorded calls, check results and verdicts."""
@@ -46,7 +52,7 @@ def verify(
 
     manifest, records, registry = _campaign(directory, domain)
     t0 = time.perf_counter()
-    found = asyncio.run(verify_campaign(manifest, records, registry))
+    found = asyncio.run(verify_campaign(manifest, records, registry, task_paths=tasks))
     took = time.perf_counter() - t0
     bad = found.mismatches
     blocking = [d for d in found.differences if not d.startswith(_INFORMATIONAL)]

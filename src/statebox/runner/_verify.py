@@ -129,7 +129,10 @@ def campaign_tasks(
     paths = [Path(p) for p in source.split(", ")]
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
-        raise ConfigError(f"the campaign's tasks ({', '.join(missing)}) are not here; give --tasks")
+        raise ConfigError(
+            f"the campaign's tasks ({', '.join(missing)}) are not here; give --tasks "
+            "where they are now"
+        )
     return load_tasks(paths)
 
 
@@ -179,7 +182,11 @@ def manifest_differences(
 
 
 async def verify_campaign(
-    manifest: Manifest, records: Sequence[TrialRecord], registry: Registry
+    manifest: Manifest,
+    records: Sequence[TrialRecord],
+    registry: Registry,
+    *,
+    task_paths: Sequence[Path] | None = None,
 ) -> VerifyReport:
     """Replay every judged trial of a campaign and compare it with its record.
 
@@ -187,11 +194,13 @@ async def verify_campaign(
         manifest: The campaign's manifest.
         records: Its trial records (the latest of each trial id).
         registry: Installed domains (the campaign's ``--domain`` references added).
+        task_paths: Where the campaign's task files are now, if they moved (None: its
+            recorded task source).
 
     Returns:
         Manifest differences and one check per judged trial.
     """
-    tasks = campaign_tasks(manifest, registry)
+    tasks = campaign_tasks(manifest, registry, task_paths=task_paths)
     names = sorted({t.domain for t in tasks if t.id in set(manifest.task_ids)})
     domains = {n: registry.domain(n) for n in names}
     differences = manifest_differences(manifest, tasks, domains)
