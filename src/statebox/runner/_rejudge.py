@@ -152,6 +152,8 @@ async def rejudge_campaign(
             "environment_hash": environment_hash(parts),
             "environment": parts,
             "task_ids": tuple(t.id for t in mine),
+            # The old floors were measured on the old tasks: none is claimed for these.
+            "baselines": {},
             "settings": {
                 **manifest.settings,
                 "rejudged_from": {

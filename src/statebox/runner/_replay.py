@@ -191,6 +191,7 @@ def comparable_verdict(verdict: Verdict, *, drop_rubric: bool) -> dict[str, Any]
     data = verdict.model_dump(mode="json")
     if drop_rubric:
         data["checks"] = [c for c in data["checks"] if c["kind"] != "rubric"]
-        data.pop("signature", None)  # an unjudged rubric changes the signature alone
-        data.pop("passed", None)
+        # The rubric's answers decide these too: they are the record's, not re-asked.
+        for derived in ("signature", "passed", "tool_grader_fooled"):
+            data.pop(derived, None)
     return data
