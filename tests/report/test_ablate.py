@@ -195,6 +195,8 @@ def test_named_llm_configurations_offline_with_think_usage(
     assert order == sorted(order)  # each thought where the agent had it
     manifest = json.loads((out / "manifest.json").read_text())
     assert [c["name"] for c in manifest["settings"]["ablation"]] == ["baseline", "think"]
+    card = CliRunner().invoke(app, ["report", str(out), "--format", "card", "--resamples", "50"])
+    assert f"`{think_id}` (openai, ablation configuration `think`)" in card.stdout
     assert manifest["agents"][1]["config"]["think_tool"] == "tau-bench"
 
 

@@ -64,9 +64,16 @@ def _manifest_lines(m: Manifest | None) -> list[str]:
         f"{v.get('trial_timeout_s', m.settings.get('trial_timeout_s'))} s per trial",
     ]
     lines.append("- Agents:")
+    ablation = m.settings.get("ablation")
+    named = (
+        {str(c.get("agent_id")): str(c.get("name")) for c in ablation if isinstance(c, dict)}
+        if isinstance(ablation, list)
+        else {}
+    )
     for a in m.agents:
         config = json.dumps(a.config, sort_keys=True, default=str)
-        lines.append(f"  - `{a.agent_id}` ({a.name}): `{config}`")
+        as_named = f", ablation configuration `{named[a.agent_id]}`" if a.agent_id in named else ""
+        lines.append(f"  - `{a.agent_id}` ({a.name}{as_named}): `{config}`")
     rejudged = m.settings.get("rejudged_from")
     if isinstance(rejudged, dict):
         lines.append(f"- Re-judged from campaign `{rejudged.get('campaign_id')}` (no model calls)")
