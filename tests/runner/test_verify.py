@@ -16,6 +16,7 @@ from fixtures.protocol_server import config_for, hub
 from fixtures.support import TOY_REF, TOY_TASKS
 from statebox.agents import LLMAgentFactory
 from statebox.cli import app
+from statebox.judge import ModelRubricJudge
 from statebox.llm import ProtocolServer
 from statebox.llm._scripted_server import GoldenResponder
 from statebox.records import RESULTS_FILE, TrialStatus, read_results
@@ -51,7 +52,13 @@ def campaigns(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     _run(cli, root / "fault", tasks, MIXED, trials=4)
     _run(cli, root / "both", tasks, "oracle", "fault:skip_write=1.0,wrong_value=0,extra_write=0")
     _run(cli, root / "baselines", tasks, "noop", "refuse", trials=1)
-    toy = load_tasks(tasks)
+    # The LLM campaign's tasks ask a rubric question too, answered by a judge model.
+    llm_tasks = root / "llm_tasks"
+    llm_tasks.mkdir()
+    docs = yaml.safe_load((tasks / "toy.yaml").read_text())
+    docs[2]["checks"]["response"] = {"rubric": ["Did the agent say why it sent nothing?"]}
+    (llm_tasks / "toy.yaml").write_text(yaml.safe_dump(docs, sort_keys=False))
+    toy = load_tasks(llm_tasks)
     from fixtures.toy import make_domain
 
     async def llm() -> None:
@@ -59,7 +66,11 @@ def campaigns(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         try:
             agent = LLMAgentFactory(h, config_for(server))
             users = LLMUserFactory(h, config_for(server))
-            c = Campaign(toy, [agent], 2, root / "llm", users=users, task_source=str(tasks))
+            judge = ModelRubricJudge(h, config_for(server))
+            c = Campaign(
+                toy, [agent], 2, root / "llm", users=users, rubric=judge,
+                task_source=str(llm_tasks),
+            )  # fmt: skip
             await run_campaign(c, Registry([make_domain()]))
         finally:
             await h.aclose()
@@ -88,6 +99,9 @@ def test_verify_reproduces_every_agent_kind(campaigns: dict[str, Path], kind: st
     records = read_results(campaigns[kind])
     if kind == "fault":  # the fault agent's campaign holds failures too
         assert {r.status for r in records} == {TrialStatus.PASSED, TrialStatus.FAILED}
+    if kind == "llm":  # a judge model answered the rubric: its answers are the record's
+        rubric = [c for r in records if r.verdict for c in r.verdict.checks if c.kind == "rubric"]
+        assert len(rubric) == 2 and all(c.passed and not c.skipped for c in rubric)
     result = CliRunner().invoke(app, ["verify", str(campaigns[kind])])
     assert result.exit_code == 0, result.output
     n = len(records)
@@ -284,3 +298,31 @@ def test_campaign_card_pins_the_environment_and_the_figures(
     (command,) = [line for line in card.splitlines() if line.startswith("statebox verify ")]
     check = cli.invoke(app, command.split()[1:])
     assert check.exit_code == 0, check.output
+
+
+def test_rejudge_asks_rubric_questions_only_with_judge(
+    campaigns: dict[str, Path], tmp_path: Path
+) -> None:
+    run = campaigns["llm"]
+    cli = CliRunner()
+    plain = cli.invoke(app, ["rejudge", str(run), "--out", str(tmp_path / "plain")])
+    assert plain.exit_code == 0, plain.output
+    # No judge model: the rubric question is unjudged, and fail-closed flips both trials.
+    text = flat(plain.stdout)
+    assert text.count("flipped: toy.refuse.closed.001/") == 2
+    assert "passed -> failed (rubric[0] now unjudged" in text
+    toy = load_tasks(campaigns["root"] / "llm_tasks")
+    with ProtocolServer(GoldenResponder(toy)) as server:
+        judged = cli.invoke(
+            app,
+            [
+                "rejudge", str(run), "--out", str(tmp_path / "judged"),
+                "--judge", "openai:scripted", "--judge-base-url", server.openai_url,
+            ],
+        )  # fmt: skip
+        asked = [r for r in server.requests if "grader" in json.dumps(r.body)[:2000]]
+    assert judged.exit_code == 0, judged.output
+    assert "0 verdicts flipped" in flat(judged.stdout)
+    assert len(server.requests) == len(asked) == 2  # one rubric question per trial; no agent
+    manifest = json.loads((tmp_path / "judged" / "manifest.json").read_text())
+    assert manifest["verdict_settings"]["judge_model"] == "openai:scripted"
