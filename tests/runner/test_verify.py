@@ -188,6 +188,13 @@ def test_verify_bad_input_is_one_line(campaigns: dict[str, Path], tmp_path: Path
     torn = cli.invoke(app, ["verify", str(run)])
     assert torn.exit_code == 1 and "not JSON" in torn.output and "results.jsonl" in torn.output
     assert "Traceback" not in torn.output and len(torn.output.strip().splitlines()) == 1
+    external = _copy(campaigns["oracle"], tmp_path / "external")
+    m = json.loads((external / "manifest.json").read_text())
+    m["settings"]["thinkingbox"] = {"dataset": "/nowhere"}
+    (external / "manifest.json").write_text(json.dumps(m))
+    tb = cli.invoke(app, ["verify", str(external)])
+    assert tb.exit_code == 1 and "cannot be replayed offline" in flat(tb.output)
+    assert len(tb.output.strip().splitlines()) == 1
 
 
 def _golden_changed(campaigns: dict[str, Path], tmp_path: Path) -> Path:
