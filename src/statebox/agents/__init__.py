@@ -4,10 +4,12 @@ from statebox.agents._baselines import NOOP_REPLY, REFUSE_REPLY, NoopFactory, Re
 from statebox.agents._llm import (
     AGENT_INSTRUCTIONS,
     SEARCH_GUIDANCE,
+    TAU_BENCH_THINK_DESCRIPTION,
     THINK_GUIDANCE,
     AgentLimitReached,
     LLMAgent,
     LLMAgentFactory,
+    ThinkTool,
 )
 from statebox.agents._oracle import FaultInjectionFactory, FaultRates, OracleFactory
 from statebox.agents._protocol import Agent, AgentError, AgentFactory, TrialContext
@@ -19,6 +21,7 @@ __all__ = [
     "REFUSE_REPLY",
     "SEARCH_GUIDANCE",
     "SLEEPY_MODEL",
+    "TAU_BENCH_THINK_DESCRIPTION",
     "THINK_GUIDANCE",
     "Agent",
     "AgentError",
@@ -33,5 +36,6 @@ __all__ = [
     "RefuseFactory",
     "SleepyFactory",
     "SleepyOptions",
+    "ThinkTool",
     "TrialContext",
 ]

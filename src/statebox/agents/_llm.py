@@ -15,8 +15,13 @@ Limits: the Episode's turn and step limits and the trial's wall clock end the tr
 with ``max_turns``, ``max_steps`` and ``timeout``; this agent's own tool-call limit
 raises `AgentLimitReached`, which the runner turns into ``max_tool_calls``.
 
-The optional ``think`` tool (τ-bench style) records the thought in `LLMAgent.thoughts`
-(kept in the trial record), changes nothing, and never reaches the world.
+The optional ``think`` tool records the thought in `LLMAgent.thoughts` (kept in the
+trial record with the number of tool calls made before each, `LLMAgent.thought_steps`),
+changes nothing, and never reaches the world. Two versions exist: statebox's own
+(``statebox``: a one-line description plus `THINK_GUIDANCE` in the instructions) and
+the one the τ-bench study published (``tau-bench``: its description verbatim, no
+guidance). A think prompt per domain (`statebox.domains.Domain.think_prompt`: worked
+examples of how to reason on that policy) can be placed in the system prompt too.
 """
 
 from __future__ import annotations
@@ -24,7 +29,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Literal, TypeAlias
 
 from statebox.agents._protocol import Agent, TrialContext
 from statebox.episode import (
@@ -52,10 +58,12 @@ from statebox.tools import ToolCall, ToolResult
 __all__ = [
     "AGENT_INSTRUCTIONS",
     "SEARCH_GUIDANCE",
+    "TAU_BENCH_THINK_DESCRIPTION",
     "THINK_GUIDANCE",
     "AgentLimitReached",
     "LLMAgent",
     "LLMAgentFactory",
+    "ThinkTool",
 ]
 
 AGENT_INSTRUCTIONS = f"""\
@@ -88,6 +96,26 @@ _THINK = ToolSchema(
         "additionalProperties": False,
     },
 )
+TAU_BENCH_THINK_DESCRIPTION = (
+    "Use the tool to think about something. It will not obtain new information or change "
+    "the database, but just append the thought to the log. Use it when complex reasoning "
+    "or some cache memory is needed."
+)
+"""The think tool's description as the τ-bench study published it."""
+
+_TAU_THINK = ToolSchema(
+    name="think",
+    description=TAU_BENCH_THINK_DESCRIPTION,
+    parameters={
+        "type": "object",
+        "properties": {"thought": {"type": "string", "description": "A thought to think about."}},
+        "required": ["thought"],
+    },
+)
+
+ThinkTool: TypeAlias = Literal["statebox", "tau-bench"]
+"""Which think tool an agent is offered: statebox's own, or the published τ-bench one."""
+
 _INVALID_JSON_KEY = "_invalid_json_arguments"
 _NOT_IDENTITY = frozenset({"base_url", "timeout_s", "max_connections"})
 """Where and how fast the model is reached, not which agent it is: left out of the id."""
@@ -103,6 +131,10 @@ class AgentLimitReached(Exception):
     def __init__(self, reason: TerminationReason, message: str) -> None:
         self.reason = reason
         super().__init__(message)
+
+
+def _digest(prompts: Mapping[str, str]) -> str:
+    return hashlib.sha256(json.dumps(dict(prompts), sort_keys=True).encode()).hexdigest()[:12]
 
 
 def _safe(text: str) -> str:
@@ -134,6 +166,9 @@ class LLMAgent:
         """Tool calls sent to the Episode so far."""
         self.thoughts: list[str] = []
         """Thoughts recorded by the ``think`` tool, in order."""
+        self.thought_steps: list[int] = []
+        """Per thought, the tool calls sent to the Episode before it."""
+        self._think_prompt = factory.think_prompts.get(ctx.task.domain)
 
     @property
     def config(self) -> dict[str, Any]:
@@ -143,16 +178,18 @@ class LLMAgent:
     def _start(self, obs: Observation) -> None:
         f = self._factory
         parts = [f.instructions]
-        if f.think:
+        if f.think_tool == "statebox":
             parts.append(THINK_GUIDANCE)
+        if f.think_tool is not None and self._think_prompt:
+            parts.append(self._think_prompt.strip())
         if obs.policy_mode == "search":
             parts.append(SEARCH_GUIDANCE)
         if obs.policy:
             parts.append("# Policy\n\n" + obs.policy)
         self._system = "\n\n".join(parts)
         self._tools = [ToolSchema(t.name, t.description, t.input_schema) for t in obs.tools]
-        if f.think:
-            self._tools.append(_THINK)
+        if f.think_tool is not None:
+            self._tools.append(_THINK if f.think_tool == "statebox" else _TAU_THINK)
         self._messages = [UserText(text=obs.user_message or "")]
 
     def _observe(self, obs: Observation) -> None:
@@ -180,8 +217,9 @@ class LLMAgent:
             args, problem = None, f"not valid JSON ({exc.msg} at char {exc.pos})"
         else:
             problem = None if isinstance(args, dict) else "not a JSON object"
-        if self._factory.think and call.name == "think" and isinstance(args, dict):
+        if self._factory.think_tool and call.name == "think" and isinstance(args, dict):
             self.thoughts.append(str(args.get("thought", "")))
+            self.thought_steps.append(self.tool_calls)
             self._messages.append(ToolOutput(call_id=call.id, name="think", content='"noted"'))
             return None
         self.tool_calls += 1
@@ -217,7 +255,9 @@ class LLMAgent:
             reply = await self._client.complete(
                 self._system, self._messages, self._tools, headers=self._headers
             )
-            self._messages.append(AssistantTurn(text=reply.text, calls=reply.calls))
+            self._messages.append(
+                AssistantTurn(text=reply.text, calls=reply.calls, reasoning=reply.reasoning)
+            )
             if reply.calls:
                 self._queue = list(reply.calls)
                 continue
@@ -232,9 +272,12 @@ class LLMAgentFactory:
     Args:
         hub: Shared model clients, limits, retries and prices.
         model: The agent's model.
-        think: Offer the ``think`` tool and its guidance.
+        think: Offer statebox's ``think`` tool and its guidance (``think_tool="statebox"``).
         max_tool_calls: Tool calls per trial before the trial ends (``max_tool_calls``).
         instructions: Instructions before the policy (default `AGENT_INSTRUCTIONS`).
+        think_tool: Which think tool to offer (None: ``statebox`` when ``think``, else none).
+        think_prompts: Domain name → think prompt placed in the system prompt (with a
+            think tool only); a domain without one gets none.
     """
 
     def __init__(
@@ -245,11 +288,15 @@ class LLMAgentFactory:
         think: bool = False,
         max_tool_calls: int = 100,
         instructions: str = AGENT_INSTRUCTIONS,
+        think_tool: ThinkTool | None = None,
+        think_prompts: Mapping[str, str] | None = None,
     ) -> None:
         self.hub = hub
         self.model = model
         self.name: str = model.provider
-        self.think = think
+        self.think_tool: ThinkTool | None = think_tool or ("statebox" if think else None)
+        self.think = self.think_tool is not None
+        self.think_prompts: dict[str, str] = dict(think_prompts or {})
         self.max_tool_calls = max_tool_calls
         self.instructions = instructions
         hub.client(model, "agent")  # a missing key fails now, not in the first trial
@@ -270,6 +317,19 @@ class LLMAgentFactory:
             "think": self.think,
             "max_tool_calls": self.max_tool_calls,
             "instructions_sha256": hashlib.sha256(self.instructions.encode()).hexdigest()[:12],
+            # Only when set: the ids of agents configured before these existed stay put.
+            **({"think_tool": self.think_tool} if self.think_tool == "tau-bench" else {}),
+            **(
+                {"think_prompts_sha256": _digest(self.think_prompts)}
+                if self.think_prompts and self.think
+                else {}
+            ),
+            **(
+                {"thinking_budget_tokens": m.thinking_budget_tokens}
+                if m.thinking_budget_tokens is not None
+                else {}
+            ),
+            **({"reasoning_effort": m.reasoning_effort} if m.reasoning_effort else {}),
         }
 
     @property

@@ -5,11 +5,13 @@ Commands import their machinery lazily so ``statebox --help`` stays fast.
 
 import statebox.cli._compare  # noqa: F401  (registers `compare`)
 from statebox.cli import (  # noqa: F401  (registers the commands)
+    _ablate,
     _card,
     _commands,
     _play,
     _serve,
     _tasks,
+    _verify,
 )
 from statebox.cli._app import app, main
 

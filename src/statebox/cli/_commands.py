@@ -36,6 +36,7 @@ class Format(StrEnum):
     table = "table"
     json = "json"
     html = "html"
+    card = "card"
 
 
 def _registry(domain_refs: list[str] | None, settings: Any = None, models: Any = None) -> Any:
@@ -679,7 +680,9 @@ def _resumed_dataset(
 @handled
 def report(
     directories: Annotated[list[Path], typer.Argument(help="Campaign directories.")],
-    format: Annotated[Format, typer.Option(help="table, json or html.")] = Format.table,
+    format: Annotated[
+        Format, typer.Option(help="table, json, html or card (a citable markdown summary).")
+    ] = Format.table,
     out: Annotated[
         Path | None,
         typer.Option(help="Write here instead of stdout (html default: RUN/report.html)."),
@@ -713,12 +716,24 @@ def report(
     summary = _summary(
         directories, k, registry, seed=seed, resamples=resamples, campaigns=campaigns
     )
+    if format == Format.card:
+        from statebox.report import render_campaign_card
+
+        text = render_campaign_card(summary, campaigns)
+        if out is None:
+            typer.echo(text)
+            return
+        with _writing(out):
+            out.write_text(text, encoding="utf-8")
+        err_console.print(f"wrote {out}", highlight=False)
+        return
     if format == Format.html:
+        from statebox.cli._ablate import recorded_ablation
         from statebox.report import write_html_report
 
         target = out or directories[0] / "report.html"
         with _writing(target):
-            write_html_report(summary, campaigns, target)
+            write_html_report(summary, campaigns, target, ablation=recorded_ablation(directories))
         err_console.print(f"wrote {target}", highlight=False)
         return
     if format == Format.json:

@@ -44,7 +44,23 @@ def print_trial(record: TrialRecord, console: Console) -> None:
             checks.add_row(c.name, result, c.detail)
         console.print(checks)
     console.rule("transcript")
+    # Thoughts go where the agent had them: before the tool call they preceded.
+    thoughts = list(record.thoughts)
+    steps = list(record.thought_steps)
+    at = steps if len(steps) == len(thoughts) else [0] * len(thoughts)
+    pending = sorted(zip(at, range(len(thoughts)), thoughts, strict=True))
+    calls = 0
+
+    def think_up_to(n: int) -> None:
+        while pending and pending[0][0] <= n:
+            console.print(f"think: {pending.pop(0)[2]}")
+
     for e in record.transcript:
+        if e.kind == "tool_call":
+            think_up_to(calls)
+            calls += 1
+        elif e.kind in ("agent_message", "end"):
+            think_up_to(calls)
         if e.kind == "tool_call" and e.call is not None:
             r = e.result
             if r is None:  # the backend failed during the call (a system error)
@@ -59,6 +75,7 @@ def print_trial(record: TrialRecord, console: Console) -> None:
         else:
             who = {"user_message": "user", "agent_message": "agent", "end": "agent (end)"}[e.kind]
             console.print(f"{who}: {e.text}")
+    think_up_to(calls)  # any left (older records name no positions)
     if v is None:
         return
     console.rule("effects: golden vs actual")

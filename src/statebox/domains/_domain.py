@@ -43,6 +43,9 @@ class Domain:
         tasks_dir: Folder of the domain's built-in task YAML files, if any.
         step_tools: Tools recording mandatory steps, offered only to tasks that record
             steps (``record_steps``).
+        think_prompt: A system-prompt section teaching an LLM agent how to use the
+            ``think`` tool on this domain's policy, with worked examples (the
+            ``think+prompt`` ablation configuration); None: the domain ships none.
 
     Raises:
         DomainError: Two tools share a name (``search_policy`` is every domain's), or
@@ -60,8 +63,11 @@ class Domain:
         field_policy: FieldPolicy | None = None,
         tasks_dir: Path | None = None,
         step_tools: Iterable[ToolSpec] = (),
+        think_prompt: str | None = None,
     ) -> None:
         self.name = name
+        self.think_prompt = think_prompt
+        """How to reason with the ``think`` tool here, with worked examples (or None)."""
         self.schema_sql = schema_sql
         self._seed = seed
         core = tool_map(tools)
@@ -98,7 +104,8 @@ class Domain:
         """A domain whose ``schema.sql``, ``policy.md`` and ``tasks/`` sit in ``folder``.
 
         ``extra_schema`` is DDL appended to ``schema.sql``: the tables of toolkit parts
-        (`statebox.kit.ConsentLog.schema`) declared once in the kit, not per domain.
+        (`statebox.kit.ConsentLog.schema`) declared once in the kit, not per domain. A
+        ``think_prompt.md`` beside them is the domain's think prompt.
 
         Raises:
             DomainError: ``schema.sql`` or ``policy.md`` is missing.
@@ -109,6 +116,7 @@ class Domain:
         except OSError as exc:
             raise DomainError(f"domain {name}: {exc}") from exc
         tasks = folder / "tasks"
+        think = folder / "think_prompt.md"
         return cls(
             name=name,
             schema_sql=schema + extra_schema,
@@ -118,6 +126,7 @@ class Domain:
             field_policy=field_policy,
             tasks_dir=tasks if tasks.is_dir() else None,
             step_tools=step_tools,
+            think_prompt=think.read_text(encoding="utf-8") if think.is_file() else None,
         )
 
     def policy_text(self, *, record_steps: bool = False) -> str:

@@ -150,6 +150,8 @@ def _anthropic_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if isinstance(m, UserText):
             add("user", {"type": "text", "text": m.text or "(empty)"})
         elif isinstance(m, AssistantTurn):
+            for block in m.reasoning:  # thinking first, as it came
+                add("assistant", dict(block))
             if m.text:
                 add("assistant", {"type": "text", "text": m.text})
             for c in m.calls:
@@ -252,15 +254,19 @@ class ModelClient:
                     kwargs["temperature"] = temp
                 if c.seed is not None:
                     kwargs["seed"] = c.seed
+                if c.reasoning_effort is not None:
+                    kwargs["reasoning_effort"] = c.reasoning_effort
                 if headers:
                     kwargs["extra_headers"] = headers
                 return await sdk.chat.completions.create(**kwargs)
             akw: dict[str, Any] = {
                 "model": c.model,
                 "messages": _anthropic_messages(messages),
-                "max_tokens": c.max_tokens,
+                "max_tokens": c.max_tokens + (c.thinking_budget_tokens or 0),
                 "timeout": c.timeout_s,
             }
+            if c.thinking_budget_tokens is not None:
+                akw["thinking"] = {"type": "enabled", "budget_tokens": c.thinking_budget_tokens}
             if system:
                 akw["system"] = system
             if tools:
@@ -268,7 +274,7 @@ class ModelClient:
                     {"name": t.name, "description": t.description, "input_schema": t.parameters}
                     for t in tools
                 ]
-            if temp is not None:
+            if temp is not None and c.thinking_budget_tokens is None:
                 akw["temperature"] = temp
             if headers:
                 akw["extra_headers"] = headers
@@ -331,9 +337,11 @@ class ModelClient:
 
     @staticmethod
     def _from_anthropic(resp: Any) -> tuple[Completion, tuple[int, int, int, int]]:
-        texts, calls = [], []
+        texts, calls, reasoning = [], [], []
         for block in resp.content:
-            if block.type == "text":
+            if block.type in ("thinking", "redacted_thinking"):
+                reasoning.append(block.model_dump(mode="json", exclude_none=True))
+            elif block.type == "text":
                 texts.append(block.text)
             elif block.type == "tool_use":
                 calls.append(
@@ -344,4 +352,4 @@ class ModelClient:
         created = _int(getattr(u, "cache_creation_input_tokens", 0))
         # Anthropic's input_tokens leaves out cache reads and writes; ours include them.
         tokens = (_int(u.input_tokens) + cached + created, cached, _int(u.output_tokens), 0)
-        return Completion("\n".join(texts), tuple(calls)), tokens
+        return Completion("\n".join(texts), tuple(calls), tuple(reasoning)), tokens

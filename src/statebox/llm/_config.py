@@ -63,6 +63,12 @@ class ModelConfig(Model):
     """Per-request timeout in seconds; a timeout is retried."""
     max_connections: int = Field(16, ge=1)
     """Calls in flight at once to this (provider, base URL, model)."""
+    thinking_budget_tokens: int | None = Field(None, ge=1024)
+    """Anthropic extended thinking: the ``thinking`` budget in tokens (None: off). It is
+    added to ``max_tokens`` on each call, so the reply keeps its own limit; the
+    temperature is then left to the endpoint (Anthropic requires its default)."""
+    reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
+    """OpenAI reasoning effort for reasoning models (None: the endpoint's default)."""
 
     @property
     def key_env(self) -> str:

@@ -66,6 +66,9 @@ class AssistantTurn(Model):
     """Its text."""
     calls: tuple[RequestedCall, ...] = ()
     """Its tool calls."""
+    reasoning: tuple[dict[str, Any], ...] = ()
+    """Anthropic extended thinking blocks of the reply, verbatim (signed): sent back
+    before its tool calls, as the API requires while thinking is on."""
 
 
 class ToolOutput(Model):
@@ -92,6 +95,7 @@ class Completion(NamedTuple):
 
     text: str
     calls: tuple[RequestedCall, ...]
+    reasoning: tuple[dict[str, Any], ...] = ()
 
 
 DONE_MARKER = "<DONE>"

@@ -39,6 +39,7 @@ class Reply:
         status: HTTP status; not 200 sends an error body instead of a reply.
         headers: Extra response headers (e.g. ``Retry-After``).
         delay_s: Seconds to wait before answering (to outlast a client timeout).
+        thinking: An extended-thinking block's text (Anthropic only; signed ``sig-N``).
     """
 
     text: str = ""
@@ -50,6 +51,7 @@ class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    thinking: str = ""
 
 
 @dataclass(frozen=True)
@@ -149,7 +151,11 @@ def _openai_body(req: ProtocolRequest, r: Reply, n: int) -> dict[str, Any]:
 
 
 def _anthropic_body(req: ProtocolRequest, r: Reply, n: int) -> dict[str, Any]:
-    content: list[dict[str, Any]] = [{"type": "text", "text": r.text}] if r.text else []
+    content: list[dict[str, Any]] = []
+    if r.thinking:
+        content.append({"type": "thinking", "thinking": r.thinking, "signature": f"sig-{n}"})
+    if r.text:
+        content.append({"type": "text", "text": r.text})
     for i, (name, args) in enumerate(r.calls):
         try:
             value: Any = json.loads(args)

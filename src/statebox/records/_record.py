@@ -133,6 +133,8 @@ class TrialRecord(Model):
     """Every model call of the trial, in order: role, model, tokens, cost, attempts."""
     thoughts: tuple[str, ...] = ()
     """Thoughts the agent recorded with the ``think`` tool (they change nothing)."""
+    thought_steps: tuple[int, ...] = ()
+    """Per thought, how many tool calls the agent had made before it (where known)."""
 
 
 class ErrorRecord(Model):

@@ -1,5 +1,14 @@
 """Reports: campaign summaries as data, terminal tables and a self-contained HTML page."""
 
+from statebox.report._ablation import (
+    COMPLEXITY,
+    AblationConfig,
+    analyze_ablation,
+    policy_decisions,
+    print_ablation,
+    welch_t_test,
+)
+from statebox.report._campaign_card import CARD_METRICS, render_campaign_card
 from statebox.report._card import (
     CheckStrength,
     DomainCard,
@@ -17,23 +26,31 @@ from statebox.report._summary import CampaignRows, summarize, summarize_campaign
 from statebox.report._table import METRIC_LABELS, SIGNATURE_MEANINGS, print_summary
 
 __all__ = [
+    "CARD_METRICS",
+    "COMPLEXITY",
     "DEFAULT_MAX_TRIALS",
     "METRIC_LABELS",
     "SIGNATURE_MEANINGS",
+    "AblationConfig",
     "CampaignRows",
     "CheckStrength",
     "DomainCard",
     "Floor",
     "SuiteCard",
+    "analyze_ablation",
     "build_suite_card",
     "format_false_rejection",
     "format_floor",
     "format_strength",
+    "policy_decisions",
+    "print_ablation",
     "print_summary",
+    "render_campaign_card",
     "render_card_markdown",
     "render_html_report",
     "strength_lines",
     "summarize",
     "summarize_campaigns",
+    "welch_t_test",
     "write_html_report",
 ]

@@ -50,6 +50,8 @@ _DETAIL_KEYS = (
     "timings",
     "error",
     "cost_usd",
+    "thoughts",
+    "thought_steps",
 )
 
 
@@ -121,6 +123,7 @@ def render_html_report(
     *,
     max_trials: int = DEFAULT_MAX_TRIALS,
     title: str = "statebox report",
+    ablation: dict[str, Any] | None = None,
 ) -> str:
     """Build the report page.
 
@@ -130,6 +133,8 @@ def render_html_report(
             are read again for the embedded trials' transcripts).
         max_trials: Most trial records embedded in the trial browser.
         title: Page title.
+        ablation: `analyze_ablation` figures (an ablation campaign's table and
+            pass^k-against-k chart per configuration), or None.
 
     Returns:
         The whole HTML document as a string.
@@ -152,6 +157,7 @@ def render_html_report(
         },
         "labels": METRIC_LABELS,
         "trials": _trial_data(summary, campaigns, max_trials),
+        **({"ablation": ablation} if ablation is not None else {}),
     }
     blob = json.dumps(payload, separators=(",", ":"), default=str).replace("</", "<\\/")
     plotly_js = str(get_plotlyjs()).replace("</script", "<\\/script")
@@ -178,6 +184,7 @@ def write_html_report(
     out: Path,
     *,
     max_trials: int = DEFAULT_MAX_TRIALS,
+    ablation: dict[str, Any] | None = None,
 ) -> Path:
     """Write the report page atomically (temp file, rename).
 
@@ -186,11 +193,12 @@ def write_html_report(
         campaigns: The campaigns summarised.
         out: File to write; its folder is created.
         max_trials: Most trial records embedded in the trial browser.
+        ablation: `analyze_ablation` figures to show, or None.
 
     Returns:
         ``out``.
     """
-    html = render_html_report(summary, campaigns, max_trials=max_trials)
+    html = render_html_report(summary, campaigns, max_trials=max_trials, ablation=ablation)
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=".report.", suffix=".tmp")
     try:

@@ -19,6 +19,24 @@ from statebox.runner._executor import TrialExecutor
 from statebox.runner._progress import NullProgress, ProgressSink
 from statebox.runner._ray import RayExecutor
 from statebox.runner._ray_worker import RegistrySetup, WorkerKit, WorkerSetup
+from statebox.runner._rejudge import Flip, Rejudged, rejudge_campaign
+from statebox.runner._replay import (
+    Replayed,
+    comparable_verdict,
+    first_difference,
+    recorded_actions,
+    replay_trial,
+)
+from statebox.runner._verify import (
+    TrialCheck,
+    VerifyReport,
+    campaign_domains,
+    campaign_limits,
+    campaign_policy_mode,
+    campaign_tasks,
+    manifest_differences,
+    verify_campaign,
+)
 
 __all__ = [
     "Campaign",
@@ -26,17 +44,33 @@ __all__ = [
     "ChecksTasks",
     "DeclaresWrites",
     "Environment",
+    "Flip",
     "NullProgress",
     "Portable",
     "ProgressSink",
     "RayExecutor",
     "RegistrySetup",
+    "Rejudged",
+    "Replayed",
+    "TrialCheck",
     "TrialExecutor",
     "TrialJudge",
     "UserFactory",
+    "VerifyReport",
     "WorkerKit",
     "WorkerSetup",
+    "campaign_domains",
+    "campaign_limits",
+    "campaign_policy_mode",
+    "campaign_tasks",
     "campaign_verdict_settings",
+    "comparable_verdict",
+    "first_difference",
+    "manifest_differences",
+    "recorded_actions",
+    "rejudge_campaign",
+    "replay_trial",
     "run_campaign",
     "verdict_changes",
+    "verify_campaign",
 ]

@@ -494,6 +494,7 @@ class _Runner:
             usage=meter.by_role(),
             model_calls=tuple(meter.calls),
             thoughts=tuple(getattr(actor, "thoughts", ())),
+            thought_steps=tuple(getattr(actor, "thought_steps", ())),
         )
         record = self.write_record(record)
         self.progress.trial_done(record)

@@ -133,6 +133,39 @@
   });
   PLOTS.push(Plotly.newPlot("chart-curves", curveTraces, { xaxis: { title: { text: "k" }, dtick: 1 }, yaxis: { range: [0, 1.05] }, margin: { t: 20 } }, PLOT_CONFIG));
 
+  // ---- ablation (statebox ablate): pass^k per configuration, paired lifts ------------
+  var AB = DATA.ablation;
+  if (AB) {
+    document.getElementById("ablation").hidden = false;
+    var names = AB.configurations.map(function (c) { return c.name; });
+    var ks = AB.pass_hat_k[names[0]].map(function (p) { return p.k; });
+    var abDiv = document.getElementById("ablation-tables");
+    var rows = [];
+    names.forEach(function (n) {
+      var c = AB.pass_hat_k[n];
+      rows.push([n, "pass^k unbiased (tau-bench)"].concat(c.map(function (p) { return fmt(p.pass_hat_k_unbiased); })));
+      rows.push(["", "pass^k plug-in (ThinkingBox)"].concat(c.map(function (p) { return fmt(p.pass_hat_k_plugin); })));
+    });
+    abDiv.appendChild(table(["configuration", "estimator"].concat(ks.map(function (k) { return "k=" + k; })), rows));
+    abDiv.appendChild(table(["configuration", "pass@1", "lift vs " + AB.reference, "95% paired interval", "Wilcoxon p", "observed k/k lift", "McNemar p", "Welch's t (unpaired) p"],
+      names.map(function (n) {
+        var pr = AB.paired[n], w = AB.welch[n];
+        if (!pr) { return [n, fmt(AB.pass_at_1[n]), "reference", "", "", "", "", ""]; }
+        var iv = pr.pass_at_1.interval;
+        return [n, fmt(AB.pass_at_1[n]), fmt(pr.pass_at_1.lift), "[" + fmt(iv[0]) + ", " + fmt(iv[1]) + "]",
+          fmt(pr.pass_at_1.test.p_value), fmt(pr.observed_k_of_k.lift), fmt(pr.observed_k_of_k.test.p_value), fmt(w.p_value)];
+      })));
+    document.getElementById("ablation-note").textContent = "Configurations over the same tasks, trials and seed; " +
+      AB.bootstrap + ". Welch's t-test is on per-trial passes, unpaired.";
+    var abTraces = [];
+    names.forEach(function (n, i) {
+      var c = AB.pass_hat_k[n], color = palette[i % palette.length];
+      abTraces.push({ type: "scatter", mode: "lines+markers", name: n + " pass^k (unbiased)", x: ks, y: c.map(function (p) { return p.pass_hat_k_unbiased; }), line: { color: color } });
+      abTraces.push({ type: "scatter", mode: "lines", name: n + " pass^k (plug-in)", x: ks, y: c.map(function (p) { return p.pass_hat_k_plugin; }), line: { color: color, dash: "dot" } });
+    });
+    PLOTS.push(Plotly.newPlot("chart-ablation", abTraces, { xaxis: { title: { text: "k" }, dtick: 1 }, yaxis: { title: { text: "pass^k" }, range: [0, 1.05] }, margin: { t: 20 } }, PLOT_CONFIG));
+  }
+
   // ---- per-domain heatmap -------------------------------------------------------------
   var allDomains = [];
   ENTRIES.forEach(function (n) { Object.keys(S.agents[n].by_domain).forEach(function (d) { if (allDomains.indexOf(d) < 0) { allDomains.push(d); } }); });
@@ -253,7 +286,20 @@
     }
     detail.appendChild(el("h4", { text: "Transcript and tool calls" }));
     var tr = el("div", { cls: "transcript" });
+    // Thoughts (think tool) go where the agent had them: before the call they preceded.
+    var thoughts = (d.thoughts || []).map(function (t, i) {
+      var steps = d.thought_steps || [];
+      return { at: steps.length === (d.thoughts || []).length ? steps[i] : 0, text: t };
+    });
+    var calls = 0;
+    function thinkUpTo(n) {
+      while (thoughts.length && thoughts[0].at <= n) {
+        tr.appendChild(el("div", { cls: "event thought", text: "think: " + thoughts.shift().text }));
+      }
+    }
     (d.transcript || []).forEach(function (e) {
+      if (e.kind === "tool_call" || e.kind === "agent_message" || e.kind === "end") { thinkUpTo(calls); }
+      if (e.kind === "tool_call") { calls += 1; }
       if (e.kind === "tool_call") {
         var r = e.result || {};
         var out = r.ok ? JSON.stringify(r.output) : "ERROR " + (r.error ? r.error.kind + ": " + r.error.message : "");
@@ -263,6 +309,7 @@
         tr.appendChild(el("div", { cls: "event " + e.kind, text: who + ": " + (e.text || "") }));
       }
     });
+    thinkUpTo(calls);
     detail.appendChild(tr);
     if (v) {
       detail.appendChild(el("h4", { text: "Effects: golden beside actual" }));

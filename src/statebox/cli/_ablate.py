@@ -1,0 +1,331 @@
+"""``statebox ablate``: named agent configurations over the same tasks, trials and seed.
+
+Named configurations of one model (``--agent openai:MODEL`` or the models file's):
+
+- ``baseline``: no think tool;
+- ``think``: the think tool as the τ-bench study published it;
+- ``statebox-think``: statebox's own think tool and its two-line guidance (``--think``);
+- ``think+prompt``: the published tool plus each domain's think prompt (worked examples
+  of reasoning on its policy) in the system prompt;
+- ``extended-thinking``: no think tool; the model's own reasoning — an Anthropic
+  ``thinking`` budget (``--thinking-budget``) or an OpenAI reasoning effort
+  (``--reasoning-effort``).
+
+``NAME=AGENT`` adds a configuration from any agent spec (``steady=oracle``,
+``flaky=fault:skip_write=0.5``): offline ablations need no model. The campaign's
+manifest names every configuration (``settings.ablation``); ``--analyze DIR`` prints the
+tables of an ablation already run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from statebox.cli._app import app, err_console, handled
+from statebox.cli._commands import _registry, out_console
+from statebox.errors import ConfigError, StateboxError
+
+NAMED = ("baseline", "think", "statebox-think", "think+prompt", "extended-thinking")
+"""The named configurations."""
+DEFAULT_CONFIGS = ("baseline", "extended-thinking", "think", "think+prompt")
+"""The four configurations of the published study."""
+ABLATION_FILE = "ablation.json"
+"""The figures, beside the campaign's results."""
+
+
+def _parse(values: list[str]) -> list[tuple[str, str | None]]:
+    out: list[tuple[str, str | None]] = []
+    for v in values:
+        name, sep, spec = v.partition("=")
+        name = name.strip()
+        if sep:
+            if not name or not spec.strip():
+                raise ConfigError(
+                    f"--config {v!r}: use NAME=AGENT, e.g. flaky=fault:skip_write=0.5"
+                )
+            out.append((name, spec.strip()))
+        elif name in NAMED:
+            out.append((name, None))
+        else:
+            raise ConfigError(
+                f"unknown configuration {name!r}; named ones: {', '.join(NAMED)}; "
+                "or NAME=AGENT (e.g. steady=oracle)"
+            )
+    names = [n for n, _ in out]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ConfigError(f"--config {', '.join(dup)} given twice")
+    return out
+
+
+def _llm_factory(
+    name: str, setup: Any, spec: str | None, settings: Any, opts: dict[str, Any]
+) -> Any:
+    from statebox.agents import LLMAgentFactory
+
+    config = setup.config("agent", spec)
+    kwargs: dict[str, Any] = {"max_tool_calls": settings.max_tool_calls}
+    if name == "think":
+        kwargs["think_tool"] = "tau-bench"
+    elif name == "statebox-think":
+        kwargs["think_tool"] = "statebox"
+    elif name == "think+prompt":
+        kwargs["think_tool"] = "tau-bench"
+        kwargs["think_prompts"] = opts["think_prompts"]
+    elif name == "extended-thinking":
+        update = (
+            {"thinking_budget_tokens": opts["thinking_budget"]}
+            if config.provider == "anthropic"
+            else {"reasoning_effort": opts["reasoning_effort"]}
+        )
+        config = config.model_copy(update=update)
+    return LLMAgentFactory(setup.hub, config, **kwargs)
+
+
+def _describe(name: str, spec: str | None, factory: Any) -> str:
+    if spec is not None and name not in NAMED:
+        return spec
+    cfg = factory.config
+    extra = {
+        k: cfg[k]
+        for k in ("think", "think_tool", "think_prompts_sha256", "thinking_budget_tokens")
+        if k in cfg
+    }
+    if "reasoning_effort" in cfg:
+        extra["reasoning_effort"] = cfg["reasoning_effort"]
+    return f"{cfg.get('provider')}:{cfg.get('model')} {json.dumps(extra, sort_keys=True)}"
+
+
+def _analyze(out: Path, domain: list[str] | None, resamples: int, seed: int) -> dict[str, Any]:
+    from statebox.metrics import BootstrapSpec
+    from statebox.records import read_manifest, read_results
+    from statebox.report import AblationConfig, analyze_ablation
+    from statebox.runner import campaign_domains, campaign_tasks
+
+    if not out.is_dir():
+        raise ConfigError(f"{out}: no such campaign directory")
+    manifest = read_manifest(out)
+    recorded = manifest.settings.get("ablation")
+    if not isinstance(recorded, list) or not recorded:
+        raise ConfigError(f"{out}: not an ablation (its manifest names no configurations)")
+    configs = [
+        AblationConfig(str(c["name"]), str(c["agent_id"]), str(c.get("spec", ""))) for c in recorded
+    ]
+    records = read_results(out)
+    if not records:
+        raise ConfigError(f"{out}: no trial records yet")
+    registry = campaign_domains(manifest, _registry(domain))
+    try:
+        tasks = [t for t in campaign_tasks(manifest, registry) if t.id in set(manifest.task_ids)]
+    except StateboxError as exc:  # the figures need no tasks; the breakdown does
+        err_console.print(f"note: tasks not found ({exc}); no complexity breakdown")
+        tasks = []
+    mutating = {
+        t.domain: frozenset(n for n, s in registry.domain(t.domain).tools.items() if s.mutates)
+        for t in tasks
+    }
+    try:
+        return analyze_ablation(
+            configs, records, tasks, mutating, BootstrapSpec(resamples=resamples, seed=seed)
+        )
+    except ValueError as exc:
+        raise ConfigError(f"{out}: {exc}") from exc
+
+
+@app.command()
+@handled
+def ablate(
+    config: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Configuration: baseline, think, statebox-think, think+prompt, "
+            "extended-thinking, or NAME=AGENT (repeatable; the first is the reference). "
+            "Default: baseline, extended-thinking, think, think+prompt."
+        ),
+    ] = None,
+    agent: Annotated[
+        str | None,
+        typer.Option(help="Model of the named configurations: openai:MODEL or anthropic:MODEL."),
+    ] = None,
+    suite: Annotated[
+        str | None, typer.Option(help="Built-in suite: a domain name or 'all'.")
+    ] = None,
+    tasks: Annotated[
+        list[Path] | None, typer.Option(help="Task YAML file or folder (repeatable).")
+    ] = None,
+    domain: Annotated[
+        list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
+    ] = None,
+    trials: Annotated[int, typer.Option(min=1, help="Trials per task and configuration (K).")] = 5,
+    seed: Annotated[int, typer.Option(help="Campaign seed (shared by every configuration).")] = 0,
+    concurrency: Annotated[int, typer.Option(min=1, help="Trials in flight at once.")] = 8,
+    out: Annotated[Path | None, typer.Option(help="Campaign directory to write.")] = None,
+    resume: Annotated[
+        bool, typer.Option(help="Continue the ablation in --out (same configurations).")
+    ] = False,
+    analyze: Annotated[
+        Path | None, typer.Option(help="Print the tables of an ablation already run; runs nothing.")
+    ] = None,
+    agent_base_url: Annotated[
+        str | None, typer.Option(help="Agent model endpoint, e.g. http://localhost:8000/v1.")
+    ] = None,
+    models: Annotated[
+        Path | None, typer.Option(help="Models file (YAML): model and parameters per role.")
+    ] = None,
+    user: Annotated[
+        str | None,
+        typer.Option(help="Simulated user: scripted, openai:MODEL or anthropic:MODEL."),
+    ] = None,
+    user_base_url: Annotated[str | None, typer.Option(help="User model endpoint.")] = None,
+    thinking_budget: Annotated[
+        int, typer.Option(min=1024, help="extended-thinking on Anthropic: thinking budget tokens.")
+    ] = 2048,
+    reasoning_effort: Annotated[
+        str, typer.Option(help="extended-thinking on OpenAI: minimal, low, medium or high.")
+    ] = "high",
+    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 2000,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Run named agent configurations over the same tasks and print the think-tool ablation."""
+    if analyze is not None:
+        data = _analyze(analyze, domain, resamples, seed)
+        _emit(data, analyze, json_out)
+        return
+    if out is None:
+        raise ConfigError("--out DIR: where the ablation's campaign goes (or --analyze DIR)")
+    if reasoning_effort not in ("minimal", "low", "medium", "high"):
+        raise ConfigError(f"--reasoning-effort {reasoning_effort!r}: minimal, low, medium or high")
+    if suite is not None and tasks:
+        raise ConfigError("give one of --suite and --tasks")
+    chosen = _parse(config or list(DEFAULT_CONFIGS))
+    if len(chosen) < 2:
+        raise ConfigError("an ablation needs at least two --config")
+    from statebox.cli._models import run_models
+    from statebox.cli._resume import domain_refs_for_manifest, run_verdict_settings
+    from statebox.episode import Limits
+    from statebox.runner import Campaign, run_campaign
+    from statebox.settings import Settings
+    from statebox.tasks import load_tasks
+
+    flags = {
+        "agent_base_url": agent_base_url,
+        "models_file": models,
+        "user": user,
+        "user_base_url": user_base_url,
+        "trials": trials,
+        "seed": seed,
+        "concurrency": concurrency,
+    }
+    try:
+        settings = Settings.model_validate({k: v for k, v in flags.items() if v is not None})
+    except ValueError as exc:
+        raise ConfigError(f"settings: {exc}") from exc
+    llm = [n for n, s in chosen if s is None]
+    roles = run_models(settings, [agent] if agent else [])
+    registry = _registry(domain, settings, roles.setup)
+    task_list = load_tasks(tasks) if tasks else registry.suite(suite or settings.suite)
+    source = ", ".join(str(p) for p in tasks) if tasks else f"suite:{suite or settings.suite}"
+    prompts = {}
+    for name in sorted({t.domain for t in task_list}):
+        d = registry.domain(name)
+        if d.think_prompt:
+            prompts[name] = d.think_prompt
+    if "think+prompt" in llm and not prompts:
+        err_console.print(
+            "note: no domain of these tasks ships a think prompt; think+prompt = think"
+        )
+    opts = {
+        "think_prompts": prompts,
+        "thinking_budget": thinking_budget,
+        "reasoning_effort": reasoning_effort,
+    }
+    factories = []
+    recorded = []
+    for name, spec in chosen:
+        f = (
+            registry.agent(spec)
+            if spec is not None
+            else _llm_factory(name, roles.setup, agent, settings, opts)
+        )
+        factories.append(f)
+        recorded.append({"name": name, "agent_id": f.agent_id, "spec": _describe(name, spec, f)})
+    ids = [r["agent_id"] for r in recorded]
+    same = sorted({i for i in ids if ids.count(i) > 1})
+    if same:
+        names = [r["name"] for r in recorded if r["agent_id"] in same]
+        raise ConfigError(f"configurations {', '.join(names)} are the same agent ({same[0]})")
+    campaign = Campaign(
+        tasks=task_list,
+        agents=factories,
+        trials=settings.trials,
+        out=out,
+        task_source=source,
+        concurrency=settings.concurrency,
+        seed=settings.seed,
+        limits=Limits(max_steps=settings.max_steps, max_turns=settings.max_turns),
+        trial_timeout_s=settings.trial_timeout_s,
+        resume=resume,
+        users=roles.users,
+        rubric=roles.rubric,
+        models=roles.labels,
+        source_settings={
+            "ablation": recorded,
+            **({"domain_refs": domain_refs_for_manifest(domain)} if domain else {}),
+        },
+        verdict_settings=run_verdict_settings(settings),
+    )
+    from statebox.cli._progress import make_progress
+
+    async def go() -> Any:
+        try:
+            return await run_campaign(campaign, registry, make_progress(err_console))
+        finally:
+            await roles.setup.aclose()
+
+    result = asyncio.run(go())
+    if result.system_errors:
+        err_console.print(
+            f"note: {result.system_errors} trials ended in system errors (counted as failed); "
+            f"see {out / 'errors.jsonl'}"
+        )
+    data = _analyze(out, domain, resamples, settings.seed)
+    _emit(data, out, json_out)
+
+
+def recorded_ablation(directories: list[Path]) -> dict[str, Any] | None:
+    """The figures ``statebox ablate`` wrote for one campaign directory, else None.
+
+    Several directories make no one ablation: their reports carry no ablation section.
+    """
+    if len(directories) != 1:
+        return None
+    path = directories[0] / ABLATION_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None  # not an ablation, or a file it cannot read: the report goes on
+    return data if isinstance(data, dict) and "pass_hat_k" in data else None
+
+
+def _emit(data: dict[str, Any], directory: Path, json_out: bool) -> None:
+    text = json.dumps(data, indent=2)
+    try:
+        (directory / ABLATION_FILE).write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        err_console.print(f"note: {directory / ABLATION_FILE} not written: {exc.strerror}")
+    if json_out:
+        typer.echo(text)
+        return
+    from statebox.report import print_ablation
+
+    print_ablation(data, out_console)
+    err_console.print(
+        f"figures in {directory / ABLATION_FILE}; table and pass^k chart in the HTML report: "
+        f"statebox report {directory} --format html",
+        highlight=False,
+    )
