@@ -10,10 +10,13 @@ from statebox.tasks._model import (
     Task,
     UserSpec,
 )
+from statebox.tasks._user import BehaviourSpec, Fact, default_ask
 from statebox.tasks._worlds import WorldCache
 
 __all__ = [
+    "BehaviourSpec",
     "Checks",
+    "Fact",
     "GoldenCall",
     "ResponseCheck",
     "SqlInvariant",
@@ -22,6 +25,7 @@ __all__ = [
     "UserSpec",
     "WorldCache",
     "bundle_hash",
+    "default_ask",
     "load_tasks",
     "parse_tasks",
 ]

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, Field, ValidationInfo, field_validator, model_validator
 
 from statebox._model import Model
+from statebox.tasks._user import UserSpec
 from statebox.world import Scalar
 
 __all__ = [
@@ -44,21 +45,6 @@ class StatePatch(Model):
     """table → rows; a row whose key exists updates the columns given, else it is inserted."""
     delete: dict[str, tuple[dict[str, Any], ...]] = {}
     """table → primary-key mappings of rows removed after the upserts."""
-
-
-class UserSpec(Model):
-    """The simulated user: what they say first, who they are, what only they know."""
-
-    opening: str
-    """The user's first message."""
-    persona: str = ""
-    """Who the user is (for an LLM user simulator)."""
-    facts: dict[str, Scalar] = {}
-    """Private facts, revealed only when asked (ids, emails, dates the agent needs)."""
-    goal: str = ""
-    """What the user wants, in their words."""
-    script: tuple[str, ...] = ()
-    """Replies of the scripted user, in order, one per agent message; then it ends."""
 
 
 class SqlInvariant(Model):
