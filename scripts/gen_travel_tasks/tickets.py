@@ -25,7 +25,6 @@ from ._build import (
     trip,
     usd,
     where,
-    who,
 )
 
 _FLIGHTS = Picker("flight", skip=29)
@@ -64,7 +63,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I sent a ticket asking to cancel my flight. Can you take care of it?",
         goal="Cancel the flight",
-        script=[who(c), "Yes, cancel it please.", "Thanks."],
+        reacts={"agree": "Yes, cancel it please."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),
@@ -95,7 +94,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I'm sick and can't fly. My ticket asks you to cancel without a fee.",
         goal="Cancel without a fee",
-        script=[who(c), "If there's a fee, don't cancel.", "Okay."],
+        reacts={"confirm": False, "decline": "If there's a fee, don't cancel.", "accept": "Okay."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),
@@ -131,8 +130,8 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="My ticket about the broken air conditioning hasn't been answered.",
         goal="Get a refund",
-        script=[who(c), "I want $420.00 back.", "Okay, I'll wait."],
-        facts={"requested_amount": "$420.00"},
+        facts={"requested_amount": {"value": "$420.00", "say": "I want {value} back."}},
+        reacts={"accept": "Okay, I'll wait.", "thanks": "Okay, I'll wait."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),
@@ -161,7 +160,7 @@ def build(tasks: TaskSet) -> None:
             "My ticket about the broken door lock at my hotel is still open and I don't feel safe."
         ),
         goal="Get the lock fixed now",
-        script=[who(c), "Please hurry.", "Thanks."],
+        reacts={"agree": "Please hurry."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),
@@ -200,8 +199,8 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I opened a ticket to move my flight. Can you do it now?",
         goal="Move the flight",
-        script=[who(c), f"The new date is {new}.", "Yes, the $75 is fine.", "Thanks."],
-        facts={"new_date": new},
+        facts={"new_date": {"value": new, "say": "The new date is {value}."}},
+        reacts={"agree": "Yes, the $75 is fine."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),
@@ -233,7 +232,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening=f"I have a ticket open about missing points for my {where(bk)}.",
         goal="Get the points",
-        script=[who(c), "Thanks a lot.", "Bye."],
+        reacts={"thanks": "Thanks a lot. Bye."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),
@@ -265,7 +264,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="My ticket asks for some bonus points as a loyal customer.",
         goal="Get bonus points",
-        script=[who(c), "Too bad.", "Bye."],
+        reacts={"accept": "Too bad. Bye."},
         golden=[
             *ident(c),
             call("list_customer_tickets", customer_id=c),
@@ -301,7 +300,7 @@ def build(tasks: TaskSet) -> None:
         description="The customer says their open ticket's question is answered: solve it.",
         opening="You can close my open ticket about the seat map, I found the answer.",
         goal="Close the ticket",
-        script=[who(c), "Yes, close it.", "Thanks."],
+        reacts={"agree": "Yes, close it."},
         golden=[
             *ident(c),
             call("list_customer_tickets", customer_id=c),
@@ -325,7 +324,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I opened a ticket from the lobby: the hotel says it's full tonight!",
         goal="Get a room and compensation",
-        script=[who(c), "Please do.", "Thank you."],
+        reacts={"agree": "Please do.", "thanks": "Thank you."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),
