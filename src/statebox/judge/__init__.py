@@ -7,7 +7,12 @@ from statebox.judge._judge import (
     termination_check,
     weak_evaluator_flags,
 )
-from statebox.judge._lint import IdentifierProblem, lint_identifiers
+from statebox.judge._lint import (
+    IdentifierProblem,
+    SolvabilityProblem,
+    lint_identifiers,
+    lint_solvability,
+)
 from statebox.judge._model_rubric import ModelRubricJudge, parse_judgement
 from statebox.judge._rubric import RubricAnswer, RubricJudge, parse_yes_no
 from statebox.judge._validate import (
@@ -30,12 +35,14 @@ __all__ = [
     "MutantResult",
     "RubricAnswer",
     "RubricJudge",
+    "SolvabilityProblem",
     "TaskValidation",
     "Verdict",
     "WeakEvaluatorFlags",
     "compare",
     "failure_signature",
     "lint_identifiers",
+    "lint_solvability",
     "parse_judgement",
     "parse_yes_no",
     "static_problems",

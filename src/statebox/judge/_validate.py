@@ -29,7 +29,7 @@ from statebox.domains import Domain
 from statebox.episode import EpisodeOutcome, TerminationReason
 from statebox.errors import GoldenReplayError, TaskSpecError
 from statebox.judge._judge import Judge
-from statebox.judge._lint import lint_identifiers
+from statebox.judge._lint import lint_solvability
 from statebox.tasks import Task
 from statebox.world import RowEffect, Scalar, World, effects
 
@@ -202,7 +202,7 @@ async def task_problems(
 ) -> list[str]:
     """Every reason a task is invalid, short of mutation testing.
 
-    Static problems, a failing golden replay, the identifier lint (with ``lint``), a
+    Static problems, a failing golden replay, the solvability lint (with ``lint``), a
     golden state that contradicts ``read_only``, an oracle that fails its own checks, a
     do-nothing agent that passes. The runner calls this before a campaign starts.
 
@@ -219,7 +219,7 @@ async def task_problems(
     except (GoldenReplayError, TaskSpecError) as exc:
         return [str(exc)]
     if lint:
-        problems.extend(str(p) for p in lint_identifiers(domain, task, judge))
+        problems.extend(str(p) for p in lint_solvability(domain, task, judge))
     policy = domain.field_policy
     changed = golden.project(policy) != initial.project(policy)
     if task.read_only and changed:
