@@ -147,7 +147,16 @@ def run(
     ] = None,
     user: Annotated[
         str | None,
-        typer.Option(help="Simulated user: scripted, human, openai:MODEL or anthropic:MODEL."),
+        typer.Option(
+            help="Simulated user: rule (default), human, openai:MODEL or anthropic:MODEL."
+        ),
+    ] = None,
+    user_behaviour: Annotated[
+        str | None,
+        typer.Option(
+            help="How the simulated user plays: cooperative (default), misremembers, "
+            "changes-goal, impatient or uncooperative."
+        ),
     ] = None,
     judge: Annotated[
         str | None,
@@ -277,16 +286,25 @@ def run(
         trials = trials if trials is not None else planned.trials
         seed = seed if seed is not None else planned.seed
         concurrency = concurrency if concurrency is not None else planned.concurrency
+        user_behaviour = user_behaviour if user_behaviour is not None else planned.user_behaviour
         tb_planned = planned.thinkingbox if thinkingbox is None else None
         if suite is None and not tasks and tb_planned is None and thinkingbox is None:
             suite, tasks = planned.suite, planned.tasks
         agent = agent or planned.agents
+    from statebox.dialogue import UserBehaviour
+
+    if user_behaviour is not None and user_behaviour not in {b.value for b in UserBehaviour}:
+        raise ConfigError(
+            f"--user-behaviour {user_behaviour!r}: choose from "
+            + ", ".join(b.value for b in UserBehaviour)
+        )
     flags: dict[str, Any] = {
         "suite": suite,
         "trials": trials,
         "concurrency": concurrency,
         "seed": seed,
         "user": user,
+        "user_behaviour": user_behaviour,
         "judge": judge,
         "agent_base_url": agent_base_url,
         "user_base_url": user_base_url,
@@ -369,6 +387,7 @@ def run(
         trial_timeout_s=settings.trial_timeout_s,
         resume=resume,
         users=roles.users,
+        user_behaviour=settings.user_behaviour,
         rubric=roles.rubric,
         retry_errors=retry_errors,
         models=roles.labels,
@@ -443,6 +462,7 @@ class _Planned(NamedTuple):
     agents: list[str] | None
     thinkingbox: Any = None  # TbOptions when the campaign ran a ThinkingBox dataset
     concurrency: int | None = None
+    user_behaviour: str | None = None
 
 
 def _planned(out: Path) -> _Planned:
@@ -458,15 +478,24 @@ def _planned(out: Path) -> _Planned:
     tb = m.settings.get("thinkingbox")
     raw = m.settings.get("concurrency")
     concurrency = raw if isinstance(raw, int) else None
+    behaviour = m.settings.get("user_behaviour")
+    user_behaviour = behaviour if isinstance(behaviour, str) else None
     if isinstance(tb, dict):
         from statebox.cli._thinkingbox import TbOptions
 
         return _Planned(
-            m.trials, m.seed, None, None, agents, TbOptions.from_manifest(tb), concurrency
+            m.trials,
+            m.seed,
+            None,
+            None,
+            agents,
+            TbOptions.from_manifest(tb),
+            concurrency,
+            user_behaviour,
         )
     suite = source.removeprefix("suite:") if source.startswith("suite:") else None
     tasks = None if suite else [Path(p) for p in source.split(", ")]
-    return _Planned(m.trials, m.seed, suite, tasks, agents, None, concurrency)
+    return _Planned(m.trials, m.seed, suite, tasks, agents, None, concurrency, user_behaviour)
 
 
 @app.command()

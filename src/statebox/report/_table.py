@@ -145,6 +145,59 @@ def _weak_evaluator(console: Console, summary: dict[str, Any]) -> None:
     console.print(table)
 
 
+def _share_text(count: int, share: float | None) -> str:
+    return f"{count} ({fmt_value(share)})" if share is not None else f"{count} (—)"
+
+
+def _users(console: Console, summary: dict[str, Any]) -> None:
+    """The grounding audit per entry and domain, then pass@1 and k/k per user behaviour."""
+    entries = {n: s["users"] for n, s in summary["agents"].items() if "users" in s}
+    if not entries:
+        return
+    table = Table(title="simulated user: grounding audit of follow-up user turns")
+    for name in (
+        "entry",
+        "domain",
+        "behaviour",
+        "user turns",
+        "ungrounded turns (share)",
+        "volunteered turns (share)",
+        "trials with an ungrounded turn (share)",
+    ):
+        table.add_column(
+            name, justify="left" if name in ("entry", "domain", "behaviour") else "right"
+        )
+    for name, u in entries.items():
+        groups = [("all", u), *u["by_domain"].items()]
+        for domain, g in groups:
+            table.add_row(
+                name if domain == "all" else "",
+                domain,
+                ", ".join(u["behaviours"]) if domain == "all" else "",
+                str(g["user_turns"]),
+                _share_text(g["ungrounded_turns"], g["ungrounded_turn_share"]),
+                _share_text(g["volunteered_turns"], g["volunteered_turn_share"]),
+                _share_text(g["trials_with_ungrounded"], g["trials_with_ungrounded_share"]),
+            )
+    table.caption = next(iter(entries.values()))["note"]
+    console.print(table)
+    rows = summary.get("by_behaviour") or []
+    if rows:
+        by = Table(title="by user behaviour")
+        for name in ("behaviour", "entry", "tasks", "trials", "pass@1", "observed k/k"):
+            by.add_column(name, justify="left" if name in ("behaviour", "entry") else "right")
+        for r in rows:
+            by.add_row(
+                r["behaviour"],
+                r["entry"],
+                str(r["tasks"]),
+                str(r["trials"]),
+                fmt_value(r["pass_at_1"]),
+                fmt_value(r["observed_k_of_k"]) + f" (k = {r['k']})",
+            )
+        console.print(by)
+
+
 def _pareto(console: Console, summary: dict[str, Any]) -> None:
     p = summary["pareto"]
     table = Table(title="cost Pareto frontier (cost per success against pass@1)")
@@ -177,6 +230,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     _signatures(console, summary)
     if any(s["failures"]["failed_trials"] for s in summary["agents"].values()):
         _weak_evaluator(console, summary)
+    _users(console, summary)
     if "pareto" in summary and len(summary["agents"]) > 1:
         _pareto(console, summary)
     if summary.get("field_policy"):
