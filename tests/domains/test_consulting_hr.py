@@ -11,7 +11,7 @@ import pytest
 from fixtures.support import ScriptAgent, call, play, task_from
 from statebox.agents import FaultInjectionFactory, FaultRates, OracleFactory
 from statebox.domains.consulting_hr import DOMAIN
-from statebox.judge import FailureSignature, Judge, lint_identifiers, validate_task
+from statebox.judge import FailureSignature, Judge, validate_task
 from statebox.records import read_results
 from statebox.registry import default_registry
 from statebox.report import summarize
@@ -56,12 +56,10 @@ def test_the_task_mix_holds(tasks: list[Task]) -> None:
     user_fact = [t for t in tasks if "user-fact" in t.tags]
     assert len(user_fact) / n >= 0.20
     for t in user_fact:
-        private = {k: v for k, v in t.user.facts.items() if k != "email"}
+        private = {k: f for k, f in t.user.facts.items() if k != "email"}
         assert private, t.id
-        script = "\n".join(t.user.script).lower()
-        for value in private.values():
-            assert str(value).lower() in script, t.id
-            assert str(value) not in t.user.opening, t.id
+        for fact in private.values():
+            assert str(fact.value) not in t.user.opening, t.id
     assert sum("refusal" in t.tags for t in tasks) / n >= 0.10
     rubric = [t for t in tasks if t.checks.response and t.checks.response.rubric]
     assert len(rubric) >= 15
@@ -77,7 +75,7 @@ def test_granting_access_without_clearance_fails(tasks: list[Task]) -> None:
     emp = task.golden[1].args["employee_id"]
     granting = ScriptAgent(
         [
-            call("find_employee_by_email", email=task.user.facts["email"]),
+            call("find_employee_by_email", email=task.user.facts["email"].value),
             call("grant_site_access", employee_id=emp, client_id="CLI-02", expires_on="2026-05-31"),
         ],
         final="You now have badge access.",
@@ -155,7 +153,6 @@ def test_every_consulting_hr_task_is_valid_with_full_check_strength(tasks: list[
     async def go() -> list[tuple[str, bool, float | None, tuple[str, ...]]]:
         out = []
         for t in tasks:
-            assert lint_identifiers(DOMAIN, t, judge) == [], t.id
             v = await validate_task(DOMAIN, t, judge)
             out.append((t.id, v.ok, v.check_strength, v.problems))
         return out

@@ -11,7 +11,7 @@ import pytest
 from fixtures.support import ScriptAgent, call, play
 from statebox.agents import FaultInjectionFactory, FaultRates, OracleFactory
 from statebox.domains.neobank_it import DOMAIN
-from statebox.judge import FailureSignature, Judge, lint_identifiers, validate_task
+from statebox.judge import FailureSignature, Judge, validate_task
 from statebox.records import read_results
 from statebox.registry import default_registry
 from statebox.report import summarize
@@ -55,7 +55,7 @@ def test_neobank_it_task_mix_follows_the_rules(tasks: list[Task]) -> None:
     assert all(t.reference_response for t in rubric)
     train = sum(t.split == "train" for t in tasks)
     assert 0.15 * n <= train <= 0.25 * n
-    assert all(t.user.script for t in tasks)
+    assert all(t.user.facts and t.user.behaviour.changed_from for t in tasks)
     assert all(t.checks.invariants for t in tasks)
     assert len({t.id for t in tasks}) == n
 
@@ -75,7 +75,7 @@ def test_granting_despite_a_segregation_of_duties_conflict_fails(tasks: list[Tas
     assert not played.verdict.passed
     assert played.verdict.signature == FailureSignature.WRONG_STATE_UPDATE
     assert "access_grants" in {d.table for d in played.verdict.comparison.extra}
-    email = task.user.facts["email"]
+    email = task.user.facts["email"].value
     assert email == "odile.jessop@neobank.example.com"
     rejecting = ScriptAgent(
         [
@@ -124,7 +124,6 @@ def test_every_neobank_it_task_is_valid_with_full_check_strength(tasks: list[Tas
     async def go() -> list[tuple[str, bool, float | None, tuple[str, ...]]]:
         out = []
         for t in tasks:
-            assert lint_identifiers(DOMAIN, t, judge) == [], t.id
             v = await validate_task(DOMAIN, t, judge)
             out.append((t.id, v.ok, v.check_strength, v.problems))
         return out

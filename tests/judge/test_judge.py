@@ -358,12 +358,12 @@ def test_excluded_field_differences_pass(toy_domain: Domain, toy_tasks: list[Tas
 
 def test_running_out_of_turns_is_incomplete_resolution(toy_domain: Domain, task: Task) -> None:
     from statebox.episode import Episode, Limits, MessageUser
-    from statebox.users import ScriptedUser
+    from statebox.users import RuleUser
 
     async def go() -> Verdict:
         judge = Judge(toy_domain)
         ep = Episode(
-            toy_domain, task, ScriptedUser(task), worlds=judge.worlds, limits=Limits(max_turns=1)
+            toy_domain, task, RuleUser(task), worlds=judge.worlds, limits=Limits(max_turns=1)
         )
         await ep.reset()
         for action in GOOD:
@@ -506,11 +506,11 @@ def test_termination_reason_gates_a_right_state(
     toy_domain: Domain, task: Task, reason: TerminationReason, signature: FailureSignature | None
 ) -> None:
     from statebox.episode import Episode
-    from statebox.users import ScriptedUser
+    from statebox.users import RuleUser
 
     async def go() -> Verdict:
         judge = Judge(toy_domain)
-        ep = Episode(toy_domain, task, ScriptedUser(task), worlds=judge.worlds)
+        ep = Episode(toy_domain, task, RuleUser(task), worlds=judge.worlds)
         await ep.reset()
         for action in GOOD:
             await ep.step(action)

@@ -41,8 +41,10 @@ def test_toy_tasks_load_in_file_order() -> None:
     assert transfer.now == datetime(2025, 10, 1, 13, 0, tzinfo=UTC)
     assert transfer.split == "test"
     assert transfer.tools is None
-    assert transfer.user.facts == {"account_id": "A1"}
-    assert transfer.user.script == ("Thanks.",)
+    assert transfer.user.facts["account_id"].value == "A1"
+    # A plain value is a fact whose ask phrases come from its name.
+    assert transfer.user.facts["account_id"].ask == ("account id", "account number", "account ID")
+    assert transfer.user.facts["recipient_account"].words() == "Bo's account is A2."
     assert transfer.checks.state == "golden"
     assert transfer.checks.invariants[0].equals == 65
     assert [c.tool for c in transfer.golden] == ["get_account", "transfer"]
