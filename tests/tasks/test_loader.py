@@ -211,3 +211,23 @@ def test_union_member_tags_are_not_reported_as_fields(tmp_path: Path) -> None:
     with pytest.raises(TaskSpecError) as info:
         load_tasks(bad)
     assert info.value.field == "user.facts.a"
+
+
+def test_an_old_turn_indexed_script_is_a_one_line_error_naming_its_values(
+    tmp_path: Path,
+) -> None:
+    old = tmp_path / "old.yaml"
+    old.write_text(
+        "id: toy.x.1\ndomain: toy\nnow: '2025-10-01T13:00:00+00:00'\n"
+        "user:\n  opening: Move 40 to Bo.\n  facts: {account_id: A1}\n"
+        "  script: ['My account is A1.', 'Bo is A2, born 1990-04-12.']\n"
+        "golden: [{tool: get_account, args: {account_id: A1}}]\n"
+    )
+    with pytest.raises(TaskSpecError) as info:
+        load_tasks(old)
+    err = info.value
+    assert (err.task_id, err.field) == ("toy.x.1", "user")
+    assert "user.script (turn-indexed replies) is no longer supported" in err.reason
+    # The values an author must move into facts: those the facts do not already hold.
+    assert err.reason.endswith("values only the script holds: 1990-04-12, A2")
+    assert "\n" not in str(err)
