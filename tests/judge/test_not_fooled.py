@@ -18,7 +18,7 @@ from statebox.episode import Episode
 from statebox.judge import Judge, YesJudge
 from statebox.registry import default_registry
 from statebox.tasks import GoldenCall, Task, WorldCache
-from statebox.users import ScriptedUser
+from statebox.users import RuleUser
 from statebox.world import effects
 
 
@@ -97,7 +97,7 @@ def test_field_policy_reasons_are_true(suite: dict[str, Task]) -> None:
 
 async def _stop_at_once(task: Task, judge: Judge, rubric: object) -> bool:
     agent = FaultInjectionFactory(FaultRates(stop_early=1.0))(TrialContext(task, 0, 0))
-    episode = Episode(judge.domain, task, ScriptedUser(task), worlds=judge.worlds)
+    episode = Episode(judge.domain, task, RuleUser(task), worlds=judge.worlds)
     try:
         obs = await episode.reset()
         while not obs.done:
