@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from scripts._task_files import write_families
+from scripts._user_specs import behaviour, fact, user_facts
 
 from statebox.domains.auto_insurance.rating import age_on
 from statebox.domains.auto_insurance.seed import SEED_DATE, add_months, seed_rows
@@ -55,7 +56,6 @@ __all__ = [
     "ts",
     "vehicles_of",
     "verify",
-    "who",
 ]
 
 NOW: Final = "2025-11-03T14:00:00+00:00"
@@ -299,13 +299,277 @@ def inv(sql: str, equals: Any, description: str) -> Row:
     return {"sql": sql, "equals": equals, "description": description}
 
 
-def who(policy_id: str) -> str:
-    """The scripted identity line."""
-    c = customer_of(policy_id)
-    return (
-        f"My policy number is {policy_id}, my date of birth is {c['date_of_birth']} "
-        f"and my ZIP code is {c['zip_code']}."
-    )
+# ----------------------------------------------------------------------------- user facts
+
+FACTS: Final[Mapping[str, Row]] = {
+    "policy_id": fact("policy number", "policy id", label="policy number"),
+    "date_of_birth": fact(
+        "date of birth", "birth date", "birthday", "dob", "born", label="date of birth"
+    ),
+    "zip_code": fact("zip code", "zip", "postal code", label="ZIP code"),
+    "key_fact": fact(
+        "why and from when",
+        "reason",
+        "why",
+        "when",
+        "which date",
+        "what date",
+        "effective date",
+        say="{value}",
+    ),
+    "end_date": fact(
+        "when should it end",
+        "when",
+        "which date",
+        "what date",
+        "effective date",
+        "end on",
+        label="end date",
+        say="End it on {value}, please.",
+    ),
+    "new_phone": fact(
+        "new phone",
+        "new number",
+        "phone number",
+        label="new phone",
+        say="The new phone is {value}.",
+    ),
+    "new_email": fact(
+        "new email", "email address", "email", label="new email", say="The new email is {value}."
+    ),
+    "new_zip": fact(
+        "new zip", "new zip code", "new address", label="new ZIP", say="The new ZIP is {value}."
+    ),
+    "deductible": fact(
+        "new deductible",
+        "deductible",
+        "how much",
+        "which amount",
+        "new amount",
+        say="Make it ${value}, please.",
+    ),
+    "coverage": fact(
+        "which coverage", "which coverage", "which deductible", "which one", say="{value}"
+    ),
+    "limit": fact(
+        "which limits", "limit", "limits", "how much", "which level", say="Let's go to {value}."
+    ),
+    "sent": fact(
+        "which documents did you send",
+        "which documents",
+        "what did you send",
+        "documents",
+        "what you sent",
+        say="I emailed {value} yesterday.",
+    ),
+    "claim": fact(
+        "which claim", "which claim", "claim number", "claim id", "what claim", say="{value}"
+    ),
+    "driver_name": fact(
+        "driver's name",
+        "driver name",
+        "their name",
+        "name of the driver",
+        "driver's full name",
+        "who is the driver",
+        "who would you like to add",
+        "who do you want to add",
+        label="driver's name",
+        say="The driver is {value}.",
+    ),
+    "driver_dob": fact(
+        "driver's date of birth",
+        "their date of birth",
+        "driver date of birth",
+        "when was the driver born",
+        "when were they born",
+        "their birth date",
+        label="driver's date of birth",
+        say="They were born on {value}.",
+    ),
+    "driver_relationship": fact(
+        "how are they related to you",
+        "relationship",
+        "related",
+        "how do you know",
+        "who is this driver",
+        say="They're my {value}.",
+    ),
+    "license_number": fact(
+        "licence number",
+        "license number",
+        "licence",
+        "license",
+        "driver's license",
+        label="licence number",
+        say="Their licence number is {value}.",
+    ),
+    "accidents_3y": fact(
+        "how many at-fault accidents",
+        "accidents",
+        "at-fault",
+        "accident",
+        label="at-fault accidents in the last 3 years",
+        say="{value} at-fault accidents in the last 3 years.",
+    ),
+    "violations_3y": fact(
+        "how many moving violations",
+        "violations",
+        "tickets",
+        "moving violations",
+        label="moving violations in the last 3 years",
+        say="{value} moving violations in the last 3 years.",
+    ),
+    "permit": fact("do they have a licence", "licence", "license", "permit", say="{value}"),
+    "loss_date": fact(
+        "when did it happen",
+        "when did",
+        "what date",
+        "which date",
+        "date of the",
+        "when it happened",
+        "when was",
+        label="date it happened",
+        say="It happened on {value}.",
+    ),
+    "what_happened": fact("what happened", "describe", "how did", "tell me about", say="{value}"),
+    "estimate_usd": fact(
+        "damage estimate",
+        "estimate",
+        "how much",
+        "damage",
+        "cost",
+        "quote",
+        label="damage estimate",
+        say="The damage is about ${value}.",
+    ),
+    "injuries": fact(
+        "was anyone hurt", "hurt", "injured", "anyone hurt", "injuries", say="{value}"
+    ),
+    "police_report_number": fact(
+        "police report",
+        "report number",
+        label="police report number",
+        say="The police report number is {value}.",
+    ),
+    "police_report": fact("did you report it to the police", "police", "report", say="{value}"),
+    "relationship": fact(
+        "who am I speaking with",
+        "who are you",
+        "are you the policyholder",
+        "your relationship",
+        "relationship",
+        "calling for",
+        "are you the named",
+        say="{value}",
+    ),
+    "method": fact(
+        "how would you like to pay",
+        "payment method",
+        "which card",
+        "how do you want to pay",
+        "pay with",
+        say="{value}",
+    ),
+    "pays_fee": fact("will you pay the fee", "fee", "late fee", "pay the fee", say="{value}"),
+    "vin": fact("vin", "vehicle identification number", label="VIN", say="The VIN is {value}."),
+    "usage": fact(
+        "how will you use it",
+        "use",
+        "usage",
+        "how will you",
+        "what will you",
+        "drive it",
+        say="{value}",
+    ),
+    "use": fact(
+        "how will you use it",
+        "use",
+        "usage",
+        "how will you",
+        "what will you",
+        "drive it",
+        say="{value}",
+    ),
+    "ownership": fact(
+        "do you own it",
+        "own it",
+        "financed",
+        "lease",
+        "loan",
+        "lienholder",
+        "ownership",
+        say="{value}",
+    ),
+    "lienholder": fact(
+        "lienholder", "lender", "financed", "loan", say="It's financed through {value}."
+    ),
+    "coverage_choice": fact(
+        "which coverage would you like",
+        "coverage",
+        "which coverage",
+        "what coverage",
+        "full coverage",
+        say="{value}",
+    ),
+    "vehicle": fact(
+        "which car is it", "which car", "which vehicle", "year", "make", "model", say="{value}"
+    ),
+    "pay_date": fact(
+        "when can you pay",
+        "which date",
+        "what date",
+        "when would you",
+        "new due date",
+        "when could you",
+        "pay on",
+        label="date you can pay",
+        say="I can pay on {value}.",
+    ),
+    "hardship": fact(
+        "why do you need more time",
+        "why",
+        "reason",
+        "what happened",
+        "circumstances",
+        say="Honestly {value}.",
+    ),
+    "wanted_plan": fact(
+        "which payment plan",
+        "which plan",
+        "payment plan",
+        "how would you like to pay",
+        "how often",
+        "plan",
+        say="I'd like to {value}.",
+    ),
+    "date_wanted": fact(
+        "which date", "what date", "until when", "new due date", "how long", "when", say="{value}"
+    ),
+    "loyalty": fact(
+        "how long have you been with us", "how long", "years", "customer for", say="{value}"
+    ),
+    "which": fact(
+        "is it this fee", "which one", "which fee", "this one", "is it the", say="{value}"
+    ),
+}
+"""Every auto-insurance fact: the phrases an agent may ask for it with, and the user's words."""
+
+CHANGED_FROM: Final[Mapping[str, str]] = {
+    "cancellation": "Hi, I'd like to lower the premium on my car insurance.",
+    "claim-followup": "Hi, I'd like to report a new claim.",
+    "contact-update": "Hi, I need to change the address on my policy.",
+    "coverage-change": "Hi, I'd like to know how much I still owe on my car insurance.",
+    "driver-change": "Hi, I'd like to add a car to my policy.",
+    "fnol": "Hi, I'd like to check on an existing claim.",
+    "identity": "Hi, I'd like to know how much I owe on my policy.",
+    "late-fee": "Hi, I'd like to change my payment date.",
+    "payment-extension": "Hi, I'd like to switch to monthly payments.",
+    "payment-plan": "Hi, I'd like a few more days to pay my bill.",
+    "payments": "Hi, I'd like to have a late fee taken off my account.",
+    "vehicle-change": "Hi, I'd like to add another driver to my policy.",
+}
+"""The related request a changes-goal user opens with, per family."""
 
 
 # ----------------------------------------------------------------------------- tasks
@@ -354,9 +618,11 @@ class TaskSet:
         description: str,
         opening: str,
         goal: str,
-        script: list[str],
         golden: list[Row],
         facts: Row | None = None,
+        info: Row | None = None,
+        reacts: Row | None = None,
+        persona: str | None = None,
         patch: Patch | None = None,
         delete: Patch | None = None,
         invariants: list[Row] | None = None,
@@ -371,23 +637,24 @@ class TaskSet:
     ) -> None:
         """Append one task to its family.
 
-        ``facts`` are the outcome-deciding facts only the user holds: each must be said in the
-        script and not in the opening, and the task is tagged ``user-fact``. ``identity``
-        overrides the verification facts (a caller who misremembers them). ``text`` are
-        checks on the text the agent writes (every ticket's subject must name its policy,
-        added here); ``reply`` the facts the agent's replies must (not) carry, said by the
-        ``reference_response``.
+        ``facts`` are the outcome-deciding facts only the user holds (none may be in the
+        opening), and the task is tagged ``user-fact``; ``info`` are facts the user holds
+        that do not decide the outcome; ``reacts`` the `behaviour` keys. ``identity``
+        overrides the verification facts (a caller who misremembers them); ``persona``
+        the policyholder persona (a caller who is someone else).
+        ``text`` are checks on the text the agent writes (every ticket's subject must name
+        its policy, added here); ``reply`` the facts the agent's replies must (not) carry,
+        said by the ``reference_response``.
         """
         self._counters[family, variant] += 1
         task_id = f"auto_insurance.{family}.{variant}.{self._counters[family, variant]:03d}"
         cust = customer_of(policy)
-        said = "\n".join(script)
         for key, value in (facts or {}).items():
-            assert _mentioned(value, said), f"{task_id}: fact {key}={value!r} not in the script"
-            assert not _mentioned(value, opening), f"{task_id}: fact {key} is in the opening"
+            v = value["value"] if isinstance(value, dict) else value
+            assert not _mentioned(v, opening), f"{task_id}: fact {key} is in the opening"
         if rubric:
             assert reference_response, f"{task_id}: a rubric needs a reference_response"
-        user_facts: Row = (
+        values: Row = (
             identity
             if identity is not None
             else {
@@ -396,7 +663,7 @@ class TaskSet:
                 "zip_code": cust["zip_code"],
             }
         )
-        user_facts = {**user_facts, **(facts or {})}
+        values = {**values, **(facts or {}), **(info or {})}
         initial: Row = dict(patch or {})
         if delete:
             initial["delete"] = delete
@@ -411,11 +678,14 @@ class TaskSet:
             task["initial_state"] = initial
         task["user"] = {
             "opening": opening,
-            "persona": f"{cust['first_name']} {cust['last_name']}, policyholder of {policy}",
-            "facts": user_facts,
+            "persona": persona
+            or f"{cust['first_name']} {cust['last_name']}, policyholder of {policy}",
+            "facts": user_facts(FACTS, values, task_id),
             "goal": goal,
-            "script": script,
         }
+        conduct = behaviour(**{"changed_from": CHANGED_FROM[family], **(reacts or {})})
+        if conduct:
+            task["user"]["behaviour"] = conduct
         task["golden"] = golden
         checks: Row = {}
         if invariants:

@@ -14,7 +14,6 @@ from ._build import (
     open_claims,
     pick,
     vehicles_of,
-    who,
 )
 
 
@@ -108,8 +107,7 @@ def build(tasks: TaskSet) -> None:
             description=f"Cancel effective {effective} with reason {reason}.",
             opening="I want to cancel my auto insurance policy.",
             goal="Cancel the policy",
-            script=[who(policy), line, "Yes, go ahead.", "Thanks."],
-            facts={"key_fact": fact},
+            facts={"key_fact": {"value": fact, "say": line}},
             golden=[
                 *ident(policy),
                 call("list_claims", policy_id=policy),
@@ -134,11 +132,8 @@ def build(tasks: TaskSet) -> None:
             "to claims (cancellation_with_open_claim).",
             opening="Please cancel my car insurance.",
             goal="Cancel the policy",
-            script=[
-                who(policy),
-                f"End it on {fmt(day(14))}, please.",
-                "Okay, I'll wait for the call.",
-            ],
+            info={"end_date": fmt(day(14))},
+            reacts={"accept": "Okay, I'll wait for the call."},
             golden=[
                 *ident(policy),
                 call("list_claims", policy_id=policy),
@@ -190,7 +185,7 @@ def build(tasks: TaskSet) -> None:
             + ("rescind before it takes effect." if ok else "already in effect; cannot rescind."),
             opening="I changed my mind about cancelling my car insurance. Can I keep it?",
             goal="Keep the policy",
-            script=[who(policy), "Yes, please keep it going.", "Thank you."],
+            reacts={"agree": "Yes, please keep it going.", "thanks": "Thank you."},
             patch=patch,
             golden=[
                 *ident(policy),

@@ -14,7 +14,6 @@ from ._build import (
     ts,
     vehicles_of,
 )
-from ._build import who as _who
 
 _CLM = "CLM-00401"
 
@@ -81,7 +80,6 @@ def build(tasks: TaskSet) -> None:
             + ("both; the claim moves to review." if sent == 2 else "the photos only."),
             opening="I sent in the documents for my claim. Can you check?",
             goal="Get the claim moving",
-            script=[_who(policy), f"I emailed {said} yesterday.", "Thanks."],
             facts={"sent": said},
             patch={
                 "claims": [_claim(policy, "awaiting_documents")],
@@ -101,7 +99,8 @@ def build(tasks: TaskSet) -> None:
             description="Status question on a claim under review: verification and reads only.",
             opening="What's happening with my claim?",
             goal="Know the claim status",
-            script=[_who(policy), "The one from last week or so.", "Okay, thanks."],
+            info={"claim": "The one from last week or so."},
+            reacts={"thanks": "Okay, thanks."},
             patch={"claims": [_claim(policy, "under_review")]},
             golden=[
                 *ident(policy),
@@ -120,7 +119,8 @@ def build(tasks: TaskSet) -> None:
             description=f"The customer withdraws a claim that is {status} (no injuries): withdraw.",
             opening="I want to cancel my claim; I'll pay for the repair myself.",
             goal="Withdraw the claim",
-            script=[_who(policy), "Yes, the fender-bender claim. Please withdraw it.", "Thanks."],
+            info={"claim": "The fender-bender claim."},
+            reacts={"agree": "Yes, please withdraw it."},
             patch={"claims": [_claim(policy, status)]},
             golden=[
                 *ident(policy),
@@ -137,11 +137,8 @@ def build(tasks: TaskSet) -> None:
         description="The claim reported injuries: it cannot be withdrawn by phone; no change.",
         opening="I'd like to withdraw my claim.",
         goal="Withdraw the claim",
-        script=[
-            _who(policy),
-            "Yes, that one. My friend is fine now, we'll sort it out ourselves.",
-            "Hmm, okay.",
-        ],
+        info={"claim": "That one. My friend is fine now, we'll sort it out ourselves."},
+        reacts={"agree": "Yes, please withdraw it.", "accept": "Hmm, okay."},
         patch={"claims": [_claim(policy, "under_review", injuries=1)]},
         golden=[
             *ident(policy),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._build import NOW, TaskSet, call, customer_of, inv, verify, who
+from ._build import NOW, TaskSet, call, customer_of, inv, verify
 
 
 def build(tasks: TaskSet) -> None:
@@ -22,7 +22,7 @@ def build(tasks: TaskSet) -> None:
             description=f"Verified customer changes their {field}.",
             opening=f"I'd like to update the {field} on my account.",
             goal=f"Update the {field}",
-            script=[who(policy), f"The new {field} is {value}.", "That's all, thanks."],
+            reacts={"thanks": "That's all, thanks."},
             facts={f"new_{field}": value},
             golden=[
                 verify(policy),
@@ -43,7 +43,8 @@ def build(tasks: TaskSet) -> None:
             "verification only, no change.",
             opening="I moved across town. Can you change my ZIP code?",
             goal="Change the ZIP code",
-            script=[who(policy), "The new ZIP is 55402.", "Okay, I understand."],
+            info={"new_zip": "55402"},
+            reacts={"accept": "Okay, I understand."},
             golden=[verify(policy), call("get_customer", customer_id=c["id"])],
             invariants=[
                 inv(

@@ -14,7 +14,6 @@ from ._build import (
     open_claims,
     pick,
     vehicles_of,
-    who,
 )
 
 
@@ -68,7 +67,6 @@ def build(tasks: TaskSet) -> None:
             "allowed.",
             opening=f"I want to change the collision deductible on my {v['make']} {v['model']}.",
             goal="Change the deductible",
-            script=[who(policy), f"Make it ${new}, please.", "Thanks."],
             facts={"deductible": new},
             golden=[
                 *ident(policy),
@@ -88,8 +86,8 @@ def build(tasks: TaskSet) -> None:
             "$1,000; refuse.",
             opening=f"I'd like a higher deductible on my {v['make']} {v['model']} to save money.",
             goal="Raise the deductible to $2,000",
-            script=[who(policy), "The collision one, to $2000.", "Oh, okay."],
-            facts={"deductible": 2000},
+            facts={"deductible": {"value": 2000, "say": "The collision one, to ${value}."}},
+            reacts={"accept": "Oh, okay."},
             golden=ident(policy),
             invariants=[
                 inv(
@@ -115,7 +113,6 @@ def build(tasks: TaskSet) -> None:
             description="Raise liability 50/100 → 100/300: always allowed.",
             opening="I think I need more liability coverage.",
             goal="Raise liability limits",
-            script=[who(policy), "Let's go to 100/300.", "Thanks."],
             facts={"limit": "100/300"},
             golden=[
                 *ident(policy),
@@ -158,8 +155,8 @@ def build(tasks: TaskSet) -> None:
             + ("allowed." if allowed else "refused."),
             opening="I'd like to lower my liability limits to cut my premium.",
             goal="Lower liability limits",
-            script=[who(policy), f"Drop it to {limit}.", "Okay."],
-            facts={"limit": limit},
+            facts={"limit": {"value": limit, "say": "Drop it to {value}."}},
+            reacts={"accept": "Okay."},
             golden=golden,
             invariants=[
                 inv(
@@ -222,7 +219,7 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"Can I add {what} to my {v['make']} {v['model']}?",
             goal=f"Add {what}",
-            script=[who(policy), "Yes please.", "Okay."],
+            reacts={"agree": "Yes please.", "accept": "Okay."},
             golden=golden,
             invariants=[
                 inv(
@@ -262,7 +259,8 @@ def build(tasks: TaskSet) -> None:
             opening=f"My {v['make']} {v['model']} is getting old, "
             "I want to drop collision coverage.",
             goal="Remove collision coverage",
-            script=[who(policy), "Yes, just collision.", "Alright."],
+            info={"coverage": "Just collision."},
+            reacts={"agree": "Yes, just collision.", "accept": "Alright."},
             golden=golden,
             invariants=[
                 inv(

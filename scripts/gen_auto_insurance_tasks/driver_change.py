@@ -14,7 +14,6 @@ from ._build import (
     ident,
     inv,
     pick,
-    who,
 )
 
 
@@ -43,20 +42,17 @@ def build(tasks: TaskSet) -> None:
         c = customer_of(policy)
         lic = f"{policy[-2:]}DL{4400 + k:04d}"
         age = age_on(date.fromisoformat(dob), TODAY)
-        facts = {"license_number": lic, "accidents_3y": acc, "violations_3y": viol}
+        # The new driver's details exist only in what the customer says: every one of
+        # them is a fact (the policyholder's own date of birth is the identity fact).
+        facts: dict[str, object] = {
+            "driver_name": f"{first} {c['last_name']}",
+            "driver_dob": dob,
+            "driver_relationship": rel if rel != "other" else "roommate",
+        }
         if outcome == "too-young":
-            facts = {"driver_dob": dob}
-        script = [
-            who(policy),
-            f"{first} {c['last_name']}, born {dob}, my {rel if rel != 'other' else 'roommate'}. "
-            + (
-                f"Licence {lic}. {acc} at-fault accidents and {viol} moving violations in the last "
-                "3 years."
-                if outcome != "too-young"
-                else "Just got a learner's permit."
-            ),
-            "Okay, thanks.",
-        ]
+            facts["permit"] = "Just got a learner's permit."
+        else:
+            facts.update(license_number=lic, accidents_3y=acc, violations_3y=viol)
         golden = ident(policy)
         invariants = []
         tags: list[str] = []
@@ -118,8 +114,8 @@ def build(tasks: TaskSet) -> None:
             }[outcome],
             opening="I'd like to add another driver to my car insurance.",
             goal="Add the driver",
-            script=script,
             facts=facts,
+            reacts={"accept": "Okay, thanks.", "thanks": "Okay, thanks."},
             golden=golden,
             invariants=invariants,
             refusal=outcome != "add",
@@ -144,7 +140,7 @@ def build(tasks: TaskSet) -> None:
             description="A household driver moved out: remove them.",
             opening=f"{d['first_name']} moved out and doesn't drive our cars anymore.",
             goal="Remove the driver",
-            script=[who(policy), "Yes, please take them off.", "Thanks."],
+            reacts={"agree": "Yes, please take them off."},
             golden=[*ident(policy), call("remove_driver", policy_id=policy, driver_id=d["id"])],
             invariants=[
                 inv(f"select status from drivers where id = '{d['id']}'", "removed", "removed")

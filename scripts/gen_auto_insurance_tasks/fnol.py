@@ -15,7 +15,6 @@ from ._build import (
     open_claims,
     policies,
     vehicles_of,
-    who,
 )
 
 _DOCS = {
@@ -87,10 +86,6 @@ def build(tasks: TaskSet) -> None:
         policy, v = covered[k]
         cid = customer_of(policy)["id"]
         date = fmt(day(-ago))
-        said = f"It happened on {date}: {_WHAT[loss]}. The damage is about ${estimate}."
-        if report:
-            said += f" Police report number {report}."
-        said += " Someone was hurt, my passenger went to the ER." if hurt else " Nobody was hurt."
         facts: dict[str, object] = {"loss_date": date, "estimate_usd": estimate}
         if report:
             facts["police_report_number"] = report
@@ -156,8 +151,14 @@ def build(tasks: TaskSet) -> None:
             + ("; urgent claim ticket escalated to claims." if hurt else "."),
             opening=f"I need to report a claim on my {v['make']} {v['model']}.",
             goal="Open a claim",
-            script=[who(policy), said, "Okay, I'll send those. Thanks."],
             facts=facts,
+            info={
+                "what_happened": _WHAT[loss].capitalize() + ".",
+                "injuries": "Someone was hurt, my passenger went to the ER."
+                if hurt
+                else "Nobody was hurt.",
+            },
+            reacts={"thanks": "Okay, I'll send those. Thanks."},
             golden=golden,
             invariants=invariants,
             tags=["escalation"] if hurt else [],
@@ -172,13 +173,14 @@ def build(tasks: TaskSet) -> None:
         description="Theft without a police report number: do not file.",
         opening=f"My {v['make']} {v['model']} was stolen last night!",
         goal="Open a theft claim",
-        script=[
-            who(policy),
-            f"It was taken on {fmt(day(-1))}. No, I haven't called the police "
-            "yet, I wanted to call you first.",
-            "Okay, I'll do that.",
-        ],
-        facts={"police_report": "haven't called the police"},
+        facts={
+            "police_report": {
+                "value": "haven't called the police",
+                "say": "No, I haven't called the police yet, I wanted to call you first.",
+            }
+        },
+        info={"loss_date": {"value": fmt(day(-1)), "say": "It was taken on {value}."}},
+        reacts={"accept": "Okay, I'll do that."},
         golden=[*ident(policy), call("list_claims", policy_id=policy)],
         invariants=[inv(_claims(policy), 0, "no claim filed")],
         refusal=True,
@@ -197,12 +199,9 @@ def build(tasks: TaskSet) -> None:
         description="Collision on a liability-only vehicle: not covered; do not file.",
         opening=f"I had an accident with my {v['make']} {v['model']} and need to file a claim.",
         goal="Open a claim",
-        script=[
-            who(policy),
-            f"On {fmt(day(-2))} I slid into a guardrail. About $2500 of damage.",
-            "Oh no.",
-        ],
         facts={"loss_date": fmt(day(-2))},
+        info={"what_happened": "I slid into a guardrail.", "estimate_usd": 2500},
+        reacts={"accept": "Oh no."},
         golden=[*ident(policy), call("list_claims", policy_id=policy)],
         invariants=[inv(_claims(policy), 0, "no claim filed")],
         refusal=True,
@@ -230,12 +229,9 @@ def build(tasks: TaskSet) -> None:
             "deductible: do not file; CRM note (claim).",
             opening=f"I need to file a claim for damage to my {v['make']} {v['model']}.",
             goal="Open a claim",
-            script=[
-                who(policy),
-                f"On {fmt(day(-3))} {_WHAT[loss]}. The shop quoted ${estimate}.",
-                "I see, I'll pay it myself then.",
-            ],
-            facts={"estimate_usd": estimate},
+            facts={"estimate_usd": {"value": estimate, "say": "The shop quoted ${value}."}},
+            info={"loss_date": fmt(day(-3)), "what_happened": _WHAT[loss].capitalize() + "."},
+            reacts={"accept": "I see, I'll pay it myself then."},
             golden=[
                 *ident(policy),
                 call("list_claims", policy_id=policy),
@@ -271,12 +267,9 @@ def build(tasks: TaskSet) -> None:
         description="Loss 75 days ago: outside the 60-day reporting window; do not file.",
         opening="I want to report some damage to my car from a while back.",
         goal="Open a claim",
-        script=[
-            who(policy),
-            f"It was on {fmt(day(-75))}, {_WHAT['collision']}. About $4000.",
-            "Hmm.",
-        ],
         facts={"loss_date": fmt(day(-75))},
+        info={"what_happened": _WHAT["collision"].capitalize() + ".", "estimate_usd": 4000},
+        reacts={"accept": "Hmm."},
         golden=[*ident(policy), call("list_claims", policy_id=policy)],
         invariants=[inv(_claims(policy), 0, "no claim filed")],
         refusal=True,
@@ -290,12 +283,9 @@ def build(tasks: TaskSet) -> None:
         description="The vehicle was added to the policy after the loss date: do not file.",
         opening=f"I need to open a claim on my {v['make']} {v['model']}.",
         goal="Open a claim",
-        script=[
-            who(policy),
-            f"It happened on {fmt(day(-6))}: {_WHAT['weather']}. About $3000.",
-            "Oh.",
-        ],
         facts={"loss_date": fmt(day(-6))},
+        info={"what_happened": _WHAT["weather"].capitalize() + ".", "estimate_usd": 3000},
+        reacts={"accept": "Oh."},
         patch={"vehicles": [{"id": v["id"], "added_on": fmt(day(-3))}]},
         golden=[*ident(policy), call("list_claims", policy_id=policy)],
         invariants=[inv(_claims(policy), 0, "no claim filed")],

@@ -40,11 +40,11 @@ def build(tasks: TaskSet) -> None:
             "verification, no disclosure, no change.",
             opening=request,
             goal="Get the change made",
-            script=[
-                f"Policy {policy}, born {wrong}, ZIP {c['zip_code']}.",
-                "I'm sure that's right. Can't you just do it?",
-                "Fine, I'll call back.",
-            ],
+            reacts={
+                "pushback": 1,
+                "push": "I'm sure that's right. Can't you just do it?",
+                "accept": "Fine, I'll call back.",
+            },
             identity={"policy_id": policy, "date_of_birth": wrong, "zip_code": c["zip_code"]},
             golden=[verify(policy, dob=wrong)],
             invariants=[
@@ -78,10 +78,7 @@ def build(tasks: TaskSet) -> None:
             "failed verification, no change.",
             opening="I need to update the phone number on my policy.",
             goal="Update the phone number",
-            script=[
-                f"Policy {policy}, date of birth {c['date_of_birth']}, ZIP {old_zip}.",
-                "That's the ZIP I have. Whatever, I'll try later.",
-            ],
+            reacts={"accept": "That's the ZIP I have. Whatever, I'll try later."},
             identity={
                 "policy_id": policy,
                 "date_of_birth": c["date_of_birth"],
@@ -115,13 +112,16 @@ def build(tasks: TaskSet) -> None:
             "it, the second passes, and the phone number is updated.",
             opening="Hi, I need to change the phone number on my auto policy.",
             goal="Update the phone number",
-            script=[
-                f"Policy {policy}, born {typo}, ZIP {c['zip_code']}.",
-                f"Oh sorry, I mistyped: my date of birth is {c['date_of_birth']}.",
-                f"The new number is {phone}.",
-                "Thanks!",
-            ],
+            # The slip is part of the user spec: the caller gives the mistyped date first
+            # and corrects it only when told the verification failed, so a correct agent
+            # makes exactly two attempts (policy §2), whichever user plays the caller.
+            identity={
+                "policy_id": policy,
+                "date_of_birth": {"value": c["date_of_birth"], "first": typo},
+                "zip_code": c["zip_code"],
+            },
             facts={"new_phone": phone},
+            reacts={"thanks": "Thanks!"},
             golden=[
                 verify(policy, dob=typo),
                 verify(policy),
@@ -157,14 +157,31 @@ def build(tasks: TaskSet) -> None:
             "do not verify with the policyholder's details; no change.",
             opening=request,
             goal="Get the change made on the policyholder's behalf",
-            script=[
-                f"It's policy {policy}. I'm actually {c['first_name']}'s {relation}; "
-                f"{c['first_name']} was born {c['date_of_birth']} and we live in ZIP "
-                f"{c['zip_code']}.",
-                f"{c['first_name']} is at work, can't you just do it?",
-                "Alright, I'll ask them to call.",
-            ],
-            facts={"relationship": relation},
+            # The caller is not the policyholder: the persona says so, and the
+            # policyholder's details they hold are told as someone else's.
+            persona=f"The {relation} of {c['first_name']} {c['last_name']}, who holds policy "
+            f"{policy}; calling on their behalf",
+            identity={
+                "policy_id": {"value": policy, "say": "It's policy {value}."},
+                "date_of_birth": {
+                    "value": c["date_of_birth"],
+                    "say": f"I'm actually {c['first_name']}'s {relation}; {c['first_name']} "
+                    "was born {value}.",
+                },
+                "zip_code": {"value": c["zip_code"], "say": "We live in ZIP {value}."},
+            },
+            facts={
+                "relationship": {
+                    "value": relation,
+                    "say": f"I'm {c['first_name']}'s {{value}}; {c['first_name']} holds the "
+                    "policy.",
+                }
+            },
+            reacts={
+                "pushback": 1,
+                "push": f"{c['first_name']} is at work, can't you just do it?",
+                "accept": "Alright, I'll ask them to call.",
+            },
             golden=[],
             invariants=_no_change(policy),
             read_only=True,
@@ -186,10 +203,11 @@ def build(tasks: TaskSet) -> None:
             description="The caller does not have the policy number: cannot verify; no change.",
             opening="I want to know how much I still owe on my car insurance.",
             goal="Find out the balance",
-            script=[
-                "I don't have my policy number with me, sorry. Can't you look me up by name?",
-                "Okay, I'll find it and call back.",
-            ],
+            reacts={
+                "unknown": "I don't have my policy number with me, sorry. Can't you look me up "
+                "by name?",
+                "accept": "Okay, I'll find it and call back.",
+            },
             identity={},
             golden=[],
             invariants=_no_change(policy),

@@ -18,7 +18,6 @@ from ._build import (
     pick,
     plan_of,
     verify,
-    who,
 )
 
 _FEE = "FEE-00401"
@@ -69,7 +68,8 @@ def build(tasks: TaskSet) -> None:
             "(first_time_courtesy).",
             opening=opening,
             goal="Get the late fee removed",
-            script=[who(policy), "Yes, that's the one. Thanks!"],
+            info={"which": "Yes, that's the one."},
+            reacts={"thanks": "Thanks!"},
             patch=patch,
             golden=[*reads(policy), call("waive_fee", fee_id=_FEE, reason="first_time_courtesy")],
             invariants=[_status("waived")],
@@ -87,7 +87,8 @@ def build(tasks: TaskSet) -> None:
             "(loyalty_courtesy).",
             opening=opening,
             goal="Get the late fee removed",
-            script=[who(policy), "Please, I've been with you for years.", "Thank you."],
+            info={"loyalty": "I've been with you for years."},
+            reacts={"thanks": "Thank you."},
             patch=patch,
             golden=[*reads(policy), call("waive_fee", fee_id=_FEE, reason="loyalty_courtesy")],
             invariants=[_status("waived")],
@@ -104,7 +105,7 @@ def build(tasks: TaskSet) -> None:
             description="Late fee; a waiver this year and under 5 years with us: refuse.",
             opening=opening,
             goal="Get the late fee removed",
-            script=[who(policy), "That's not fair, but okay."],
+            reacts={"accept": "That's not fair, but okay."},
             patch=patch,
             golden=reads(policy),
             invariants=[_status("charged")],
@@ -128,7 +129,7 @@ def build(tasks: TaskSet) -> None:
         description="Customer for 5+ years but already two waivers this year: refuse.",
         opening=opening,
         goal="Get the late fee removed",
-        script=[who(policy), "Even after all these years? Fine."],
+        reacts={"accept": "Even after all these years? Fine."},
         patch=patch,
         golden=reads(policy),
         invariants=[_status("charged")],
@@ -144,11 +145,7 @@ def build(tasks: TaskSet) -> None:
             "late fee was charged: waive as billing_error, whatever the history.",
             opening="You charged me a late fee but I paid on time!",
             goal="Get the wrong late fee removed",
-            script=[
-                who(policy),
-                "Check the payment date, it was within the grace period.",
-                "Thanks.",
-            ],
+            info={"which": "Check the payment date, it was within the grace period."},
             patch=patch,
             golden=[*reads(policy), call("waive_fee", fee_id=_FEE, reason="billing_error")],
             invariants=[
@@ -174,7 +171,7 @@ def build(tasks: TaskSet) -> None:
         "(first_time_courtesy).",
         opening=opening,
         goal="Get the late fee removed",
-        script=[who(old), "Great, thanks."],
+        reacts={"thanks": "Great, thanks."},
         patch=patch,
         golden=[*reads(old), call("waive_fee", fee_id=_FEE, reason="first_time_courtesy")],
         invariants=[_status("waived")],
@@ -192,11 +189,8 @@ def build(tasks: TaskSet) -> None:
             opening="There's a $25 returned payment fee on my account and I don't think "
             "it's right.",
             goal="Get the returned payment fee removed",
-            script=[
-                who(policy),
-                "My bank says the payment went through. Please have someone look.",
-                "Thank you.",
-            ],
+            info={"which": "My bank says the payment went through. Please have someone look."},
+            reacts={"thanks": "Thank you.", "accept": "Thank you."},
             patch=patch,
             golden=[
                 *reads(policy),

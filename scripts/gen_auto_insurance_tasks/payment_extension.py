@@ -20,7 +20,6 @@ from ._build import (
     pick,
     plan_of,
     verify,
-    who,
 )
 
 
@@ -70,8 +69,8 @@ def build(tasks: TaskSet) -> None:
             f"this year; the customer can pay {extra} days after the due date: grant.",
             opening="I can't make my car insurance payment right now. Can I get more time?",
             goal="Move the payment date",
-            script=[who(policy), f"I get paid on {new}, I can pay then.", "Great, thank you."],
-            facts={"pay_date": new},
+            facts={"pay_date": {"value": new, "say": "I get paid on {value}, I can pay then."}},
+            reacts={"thanks": "Great, thank you."},
             patch=patch,
             delete=delete,
             golden=[
@@ -93,8 +92,8 @@ def build(tasks: TaskSet) -> None:
             opening="My next car insurance payment is coming up and I'd like to push it "
             "back a bit.",
             goal="Move the next payment date",
-            script=[who(policy), f"Could it be {new} instead?", "Perfect."],
-            facts={"pay_date": new},
+            facts={"pay_date": {"value": new, "say": "Could it be {value} instead?"}},
+            reacts={"thanks": "Perfect."},
             golden=[
                 *_billing(policy),
                 call("grant_payment_extension", installment_id=upcoming["id"], new_due_date=new),
@@ -121,14 +120,15 @@ def build(tasks: TaskSet) -> None:
             ),
             opening="I need an extension on my auto payment, please.",
             goal="Pay later",
-            script=[
-                who(policy),
-                f"I can pay on {wanted}.",
-                "Okay, that latest date works for me."
-                if accepts
-                else "No, that's too early for me, I can't do it. Never mind then.",
-            ],
             facts={"pay_date": wanted},
+            reacts={"alternative": True, "agree": "Okay, that latest date works for me."}
+            if accepts
+            else {
+                "alternative": False,
+                "confirm": False,
+                "decline": "No, that's too early for me, I can't do it. Never mind then.",
+                "accept": "Never mind then.",
+            },
             patch=patch,
             delete=delete,
             golden=golden,
@@ -156,8 +156,11 @@ def build(tasks: TaskSet) -> None:
             "escalated to billing (extension_over_limit).",
             opening="I'm going through a rough time and need to delay my insurance payment.",
             goal="Get a longer extension",
-            script=[who(policy), f"Honestly {why}. I can't pay before {wanted}.", "Thank you."],
-            facts={"pay_date": wanted, "hardship": why},
+            facts={
+                "pay_date": {"value": wanted, "say": "I can't pay before {value}."},
+                "hardship": why,
+            },
+            reacts={"thanks": "Thank you.", "accept": "Thank you."},
             patch=patch,
             delete=delete,
             golden=[
@@ -200,7 +203,8 @@ def build(tasks: TaskSet) -> None:
             "extension.",
             opening="Can I get an extension on my car insurance bill?",
             goal="Pay later",
-            script=[who(policy), f"I could pay on {fmt(due + timedelta(days=14))}.", "Oh. Okay."],
+            info={"pay_date": fmt(due + timedelta(days=14))},
+            reacts={"accept": "Oh. Okay."},
             patch=patch,
             delete=delete,
             golden=_billing(policy),
@@ -222,7 +226,8 @@ def build(tasks: TaskSet) -> None:
             description="An extension was granted within the last 365 days: refuse.",
             opening="I'd like a few more days to pay my auto insurance.",
             goal="Pay later",
-            script=[who(policy), f"Could I pay on {fmt(due + timedelta(days=8))}?", "I see."],
+            info={"pay_date": fmt(due + timedelta(days=8))},
+            reacts={"accept": "I see."},
             patch=patch,
             delete=delete,
             golden=_billing(policy),
@@ -240,7 +245,8 @@ def build(tasks: TaskSet) -> None:
         description="The policy has a scheduled cancellation: no extension.",
         opening="Can I get a payment extension on my policy?",
         goal="Pay later",
-        script=[who(policy), f"I'd pay on {fmt(day(5))}.", "Alright."],
+        info={"pay_date": fmt(day(5))},
+        reacts={"accept": "Alright."},
         patch=patch,
         delete=delete,
         golden=_billing(policy),

@@ -15,7 +15,6 @@ from ._build import (
     pick,
     plan_of,
     verify,
-    who,
 )
 
 _LABEL = {
@@ -62,7 +61,7 @@ def build(tasks: TaskSet) -> None:
             f"{plan}.",
             opening="I'd like to change how I pay for my car insurance.",
             goal="Change the payment plan",
-            script=[who(policy), f"I want to {_LABEL[plan]} from now on.", "Great."],
+            reacts={"thanks": "Great."},
             facts={"wanted_plan": _LABEL[plan]},
             golden=[
                 verify(policy),
@@ -81,7 +80,7 @@ def build(tasks: TaskSet) -> None:
             description=f"An installment is 5 days past due: a switch to {plan} is refused.",
             opening="Can I change my payment schedule?",
             goal="Change the payment plan",
-            script=[who(policy), f"I'd like to {_LABEL[plan]}.", "Okay, I'll pay first then."],
+            reacts={"accept": "Okay, I'll pay first then."},
             facts={"wanted_plan": _LABEL[plan]},
             patch=patch,
             delete=delete,
@@ -104,7 +103,6 @@ def build(tasks: TaskSet) -> None:
         description="An installment is past due, but a switch to pay in full is always allowed.",
         opening="I'm tired of monthly bills on my car insurance.",
         goal="Change the payment plan",
-        script=[who(policy), f"I'd like to {_LABEL['pay_in_full']}.", "Thanks."],
         facts={"wanted_plan": _LABEL["pay_in_full"]},
         patch=patch,
         delete=delete,
@@ -125,7 +123,7 @@ def build(tasks: TaskSet) -> None:
         description="A late fee is still charged: a switch to monthly is refused.",
         opening="Could I move to a different payment plan?",
         goal="Change the payment plan",
-        script=[who(policy), f"I want to {_LABEL['monthly']}.", "Alright."],
+        reacts={"accept": "Alright."},
         facts={"wanted_plan": _LABEL["monthly"]},
         patch=patch,
         golden=[verify(policy), call("get_billing", policy_id=policy)],

@@ -14,7 +14,6 @@ from ._build import (
     pick,
     plan_of,
     verify,
-    who,
 )
 
 _CAN = "CAN-00401"
@@ -41,8 +40,7 @@ def build(tasks: TaskSet) -> None:
             description=f"A past-due installment (within grace); the customer pays with {method}.",
             opening="I missed my car insurance payment. I'd like to pay it now.",
             goal="Pay the missed installment",
-            script=[who(policy), f"Please use {said}.", "Thanks."],
-            facts={"method": said},
+            facts={"method": {"value": said, "say": "Please use {value}."}},
             patch=patch,
             delete=delete,
             golden=[
@@ -83,8 +81,8 @@ def build(tasks: TaskSet) -> None:
             "effective in 8 days: the customer pays both; rescind the cancellation.",
             opening="I got a notice that my car insurance will be cancelled. I want to fix that.",
             goal="Keep the policy",
-            script=[who(policy), f"Yes, I'll pay everything now with {said}.", "Phew, thanks."],
-            facts={"method": said},
+            facts={"method": {"value": said, "say": "I'll pay everything now with {value}."}},
+            reacts={"agree": "Yes, I'll pay everything now.", "thanks": "Phew, thanks."},
             patch=patch,
             delete=delete,
             golden=[
@@ -114,12 +112,18 @@ def build(tasks: TaskSet) -> None:
             "installment but not the late fee: take the payment, do not rescind.",
             opening="I want to pay my overdue car insurance so it doesn't get cancelled.",
             goal="Keep the policy without paying the fee",
-            script=[
-                who(policy),
-                "I'll pay the installment with my card on file, but I'm not paying that late fee.",
-                "Then I'll call back about the rest.",
-            ],
-            facts={"pays_fee": "not paying that late fee"},
+            facts={
+                "pays_fee": {
+                    "value": "not paying that late fee",
+                    "say": "I'll pay the installment with my card on file, but I'm not paying "
+                    "that late fee.",
+                }
+            },
+            info={"method": {"value": "my card on file", "say": "With {value}."}},
+            reacts={
+                "accept": "Then I'll call back about the rest.",
+                "thanks": "Then I'll call back about the rest.",
+            },
             patch=patch,
             delete=delete,
             golden=[

@@ -14,7 +14,6 @@ from ._build import (
     pick,
     ts,
     vehicles_of,
-    who,
 )
 
 _CARS = (
@@ -73,8 +72,12 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"I just bought a {year} {make} {model} and need it on my policy.",
             goal="Insure the new car",
-            script=[who(policy), f"The VIN is {v}, and {use}.{loan} {wants}", "Thanks!"],
             facts=facts,
+            info={
+                "ownership": loan.strip(),
+                "coverage_choice": wants,
+            },
+            reacts={"thanks": "Thanks!"},
             golden=[
                 *ident(policy),
                 call(
@@ -114,8 +117,9 @@ def build(tasks: TaskSet) -> None:
             "eligible; no change.",
             opening=f"I want to add my {year} {make} {model} to my auto policy.",
             goal="Insure the car",
-            script=[who(policy), f"VIN {v}. {job}, mostly evenings.", "Oh, I didn't know that."],
-            facts={"use": job},
+            facts={"use": {"value": job, "say": "{value}, mostly evenings."}},
+            info={"vin": v},
+            reacts={"accept": "Oh, I didn't know that."},
             golden=ident(policy),
             invariants=[inv(_count(policy), 1, "no vehicle added")],
             refusal=True,
@@ -138,11 +142,12 @@ def build(tasks: TaskSet) -> None:
         description="The policy already insures 4 vehicles: a fifth is refused.",
         opening="I need to add one more car to my policy.",
         goal="Insure a fifth car",
-        script=[
-            who(policy),
-            f"It's a 2022 Mazda Mazda3, VIN {vin(30)}, for commuting.",
-            "Hmm, okay.",
-        ],
+        info={
+            "vehicle": "It's a 2022 Mazda Mazda3.",
+            "vin": vin(30),
+            "usage": "For commuting.",
+        },
+        reacts={"accept": "Hmm, okay."},
         patch={"vehicles": extra},
         golden=ident(policy),
         invariants=[inv(_count(policy), 4, "still four vehicles")],
@@ -159,7 +164,7 @@ def build(tasks: TaskSet) -> None:
             "remove it.",
             opening=f"I sold my {gone['make']} {gone['model']}. Please take it off my insurance.",
             goal="Remove the sold car",
-            script=[who(policy), "Yes, sold it last weekend.", "Thank you."],
+            reacts={"agree": "Yes, sold it last weekend.", "thanks": "Thank you."},
             golden=[
                 *ident(policy),
                 call("remove_vehicle", policy_id=policy, vehicle_id=gone["id"]),
@@ -195,7 +200,10 @@ def build(tasks: TaskSet) -> None:
             opening=f"I'm selling my {gone['make']} {gone['model']}, please remove it from "
             "my policy.",
             goal="Remove the car",
-            script=[who(policy), "Yes, that's the one with the claim from last week.", "Okay."],
+            reacts={
+                "agree": "Yes, that's the one with the claim from last week.",
+                "accept": "Okay.",
+            },
             patch={"claims": [claim]},
             golden=[
                 *ident(policy),
@@ -229,7 +237,11 @@ def build(tasks: TaskSet) -> None:
         description="The customer asks to remove their only vehicle: refused (offer cancellation).",
         opening=f"Please remove my {only['make']} {only['model']} from the policy.",
         goal="Remove the car",
-        script=[who(policy), "I'm not sure I want to cancel. Let me think about it.", "Bye."],
+        reacts={
+            "confirm": False,
+            "decline": "I'm not sure I want to cancel. Let me think about it.",
+            "accept": "Bye.",
+        },
         golden=ident(policy),
         invariants=[inv(_count(policy), 1, "vehicle kept")],
         refusal=True,

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from scripts._task_files import write_families
+from scripts._user_specs import behaviour, fact, user_facts
 
 from statebox.domains.consulting_hr.seed import SEED_DATE, seed_rows
 
@@ -164,6 +165,201 @@ def count_new(table: str, description: str, where: str = "1 = 1") -> Row:
     )
 
 
+# ----------------------------------------------------------------------------- user facts
+
+FACTS: Final[Mapping[str, Row]] = {
+    "email": fact("email", "work email", label="email"),
+    "asset_id": fact(
+        "asset tag",
+        "asset id",
+        "asset number",
+        "tag",
+        label="asset tag",
+        say="The asset tag on the sticker is {value}.",
+    ),
+    "amount": fact(
+        "how much was it", "how much", "amount", "total", "cost", say="It was ${value}."
+    ),
+    "incurred_on": fact(
+        "when was the expense",
+        "when",
+        "which date",
+        "what date",
+        "date of the expense",
+        "incurred",
+        label="date",
+        say="It was on {value}.",
+    ),
+    "engagement_id": fact(
+        "engagement id",
+        "engagement number",
+        "which engagement",
+        "engagement",
+        "billed to",
+        "project code",
+        label="engagement",
+        say="It's engagement {value}.",
+    ),
+    "receipt": fact("do you have a receipt", "receipt", say="{value}"),
+    "claim_id": fact(
+        "claim id",
+        "claim number",
+        "which claim",
+        "claim reference",
+        label="claim id",
+        say="The claim is {value}.",
+    ),
+    "leaver_email": fact(
+        "their email",
+        "their work email",
+        "email of",
+        "who is leaving",
+        "who has left",
+        label="their email",
+        say="Their email is {value}.",
+    ),
+    "last_day": fact(
+        "last day",
+        "last working day",
+        "when",
+        "leaving date",
+        label="last working day",
+        say="Their last working day is {value}.",
+    ),
+    "laptop_handed_in": fact(
+        "was the laptop handed in",
+        "laptop",
+        "handed in",
+        "returned",
+        "equipment",
+        label="laptop",
+        say="{value}",
+    ),
+    "new_hire_email": fact(
+        "their email",
+        "new starter's email",
+        "new hire's email",
+        "email of",
+        "new hire",
+        label="new starter's email",
+        say="The new starter's email is {value}.",
+    ),
+    "envelope_id": fact(
+        "envelope",
+        "nda",
+        "signed",
+        "e-signature",
+        "signature",
+        label="envelope",
+        say="I signed the new NDA this morning through e-signature, envelope {value}.",
+    ),
+    "nda_signed": fact(
+        "have you signed the nda", "nda", "signed", "signature", "agreement", say="{value}"
+    ),
+    "on_engagement": fact(
+        "are you on that engagement",
+        "engagement",
+        "assignment",
+        "staffed",
+        "assigned",
+        "working on",
+        say="{value}",
+    ),
+    "staff_email": fact(
+        "their email",
+        "person's email",
+        "email of the person",
+        "who would you like",
+        "the person",
+        "who is it",
+        label="their email",
+        say="The person is {value}.",
+    ),
+    "start_date": fact(
+        "start date",
+        "when should",
+        "starting",
+        "from when",
+        "when",
+        label="start date",
+        say="Starting {value}.",
+    ),
+    "role": fact(
+        "which role", "role", "as what", "which role", "position", "capacity", say="As {value}."
+    ),
+    "destination": fact(
+        "where are you going",
+        "destination",
+        "where",
+        "going to",
+        "which city",
+        say="Going to {value}.",
+    ),
+    "depart_on": fact(
+        "departure date",
+        "depart",
+        "leaving",
+        "departure",
+        "when",
+        "outbound",
+        label="departure date",
+        say="Leaving {value}.",
+    ),
+    "return_on": fact(
+        "return date",
+        "return",
+        "back",
+        "coming back",
+        "return date",
+        label="return date",
+        say="Back {value}.",
+    ),
+    "estimated_cost": fact(
+        "estimated cost",
+        "cost",
+        "estimate",
+        "how much",
+        "budget",
+        label="estimated cost",
+        say="Estimated cost ${value} all in.",
+    ),
+    "abroad": fact(
+        "is it international",
+        "abroad",
+        "international",
+        "domestic",
+        "country",
+        "overseas",
+        say="{value}",
+    ),
+    "trip": fact("trip details", "where", "when", "how much", "details", say="{value}"),
+    "why": fact("why", "reason", "what happened", say="{value}"),
+    "relation": fact(
+        "are you their manager",
+        "their manager",
+        "your team",
+        "report to you",
+        "manager",
+        say="{value}",
+    ),
+}
+"""Every consulting HR fact: the phrases an agent may ask for it with, and the user's words."""
+
+CHANGED_FROM: Final[Mapping[str, str]] = {
+    "equipment": "Hi, I'd like to return a laptop I no longer need.",
+    "expense-claims": "Hi, can you check on an expense claim I filed?",
+    "expense-review": "Hi, I'd like to file a new expense claim.",
+    "offboarding": "Hi, I'd like to onboard a new person on my team.",
+    "onboarding": "Hi, I'd like to staff someone on one of my engagements.",
+    "site-access": "Hi, I'd like to raise a travel request for my engagement.",
+    "software": "Hi, I'd like to order some equipment.",
+    "staffing": "Hi, I'd like to offboard someone from my team.",
+    "training": "Hi, I'd like a licence for some software.",
+    "travel": "Hi, I'd like to file an expense claim for a past trip.",
+}
+"""The related request a changes-goal user opens with, per family."""
+
+
 # ----------------------------------------------------------------------------- tasks
 
 
@@ -203,9 +399,10 @@ class TaskSet:
         description: str,
         opening: str,
         goal: str,
-        script: list[str],
         golden: list[Row],
         facts: Row | None = None,
+        info: Row | None = None,
+        reacts: Row | None = None,
         patch: Patch | None = None,
         delete: Patch | None = None,
         invariants: list[Row] | None = None,
@@ -219,23 +416,23 @@ class TaskSet:
     ) -> None:
         """Append one task to its family.
 
-        ``facts`` beyond the requester's email must each appear in the script (never in the
-        opening); such tasks are tagged ``user-fact``. Read-only tasks and tasks whose
-        requested change is refused (``refusal``) are tagged ``refusal``. ``text`` are
-        checks on the text the agent writes (`says`; a ticket's subject must name its
-        employee, added here); ``reply`` the facts the agent's replies must (not) carry,
-        said by the ``reference`` reply.
+        ``facts`` beyond the requester's email (never in the opening) tag the task
+        ``user-fact``; ``info`` are facts the user holds that do not decide the outcome;
+        ``reacts`` the `behaviour` keys. Read-only tasks and tasks whose requested change
+        is refused (``refusal``) are tagged ``refusal``.
+        ``text`` are checks on the text the agent writes (`says`; a ticket's subject must
+        name its employee, added here); ``reply`` the facts the agent's replies must (not)
+        carry, said by the ``reference`` reply.
         """
         self._counters[family, variant] += 1
         task_id = f"{DOMAIN}.{family}.{variant}.{self._counters[family, variant]:03d}"
         person = EMP[requester]
-        user_facts: Row = {"email": person["email"]}
-        said = "\n".join(script)
+        values: Row = {"email": person["email"]}
         for key, value in (facts or {}).items():
-            assert str(value).lower() in said.lower(), f"{task_id}: fact {key} not in the script"
-            assert str(value) not in opening, f"{task_id}: fact {key} is in the opening"
-            user_facts[key] = value
-        assert person["email"] in said, f"{task_id}: the script never gives the email"
+            v = value["value"] if isinstance(value, dict) else value
+            assert str(v) not in opening, f"{task_id}: fact {key} is in the opening"
+            values[key] = value
+        values.update(info or {})
         tag_set = set(tags or [])
         if facts:
             tag_set.add("user-fact")
@@ -260,10 +457,12 @@ class TaskSet:
             "opening": opening,
             "persona": f"{person['first_name']} {person['last_name']}, {person['grade']}, "
             f"{person['practice']} practice",
-            "facts": user_facts,
+            "facts": user_facts(FACTS, values, task_id),
             "goal": goal,
-            "script": script,
         }
+        conduct = behaviour(**{"changed_from": CHANGED_FROM[family], **(reacts or {})})
+        if conduct:
+            task["user"]["behaviour"] = conduct
         task["golden"] = golden
         checks: Row = {}
         if invariants:

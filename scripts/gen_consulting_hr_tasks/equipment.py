@@ -8,7 +8,6 @@ from ._build import (
     Patch,
     TaskSet,
     call,
-    email,
     find,
     inv,
     ts,
@@ -41,11 +40,7 @@ def build(tasks: TaskSet) -> None:
             description=f"Damaged {model} {laptop}: report, swap for the lowest in stock ({new}).",
             opening="My laptop screen cracked this morning and it won't boot. I need another.",
             goal="Get a working laptop",
-            script=[
-                f"My email is {email(emp)}. The asset tag on the sticker is {laptop}.",
-                "Great, I'll pick it up.",
-                "Thanks!",
-            ],
+            reacts={"thanks": "Great, I'll pick it up. Thanks!"},
             facts={"asset_id": laptop},
             patch=patch,
             golden=[
@@ -69,11 +64,10 @@ def build(tasks: TaskSet) -> None:
             description=f"Lost laptop {laptop}: report lost, ticket to security, no replacement.",
             opening="I think my laptop was stolen from the train. Can I get a new one today?",
             goal="Report the lost laptop and get a new one",
-            script=[
-                f"{email(emp)}; the tag was {laptop}.",
-                "So no new laptop today? Okay, I'll wait for security.",
-                "Thanks.",
-            ],
+            reacts={
+                "accept": "So no new laptop today? Okay, I'll wait for security.",
+                "thanks": "So no new laptop today? Okay, I'll wait for security.",
+            },
             facts={"asset_id": laptop},
             golden=[
                 find(emp),
@@ -124,7 +118,7 @@ def build(tasks: TaskSet) -> None:
             description=f"No monitor yet: assign the lowest in-stock monitor ({asset}).",
             opening="Could I get an external monitor for my desk?",
             goal="Get a monitor",
-            script=[f"I'm {email(emp)}.", "Perfect.", "Thanks."],
+            reacts={"thanks": "Perfect. Thanks."},
             patch=patch,
             golden=[
                 find(emp),
@@ -144,7 +138,7 @@ def build(tasks: TaskSet) -> None:
         description="Already has a monitor (AST-0203): one per employee, refuse.",
         opening="I'd like a second monitor please.",
         goal="Get another monitor",
-        script=[f"{email(emp)}.", "Not even for a dual setup? Okay.", "Bye."],
+        reacts={"accept": "Not even for a dual setup? Okay. Bye."},
         patch={
             "equipment": [
                 {

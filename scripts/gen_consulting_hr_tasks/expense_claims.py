@@ -11,7 +11,6 @@ from ._build import (
     call,
     count_new,
     day,
-    email,
     find,
     inv,
     says,
@@ -80,7 +79,7 @@ def build(tasks: TaskSet) -> None:
             status, reason = "approved", "within_policy"
         (asg,) = active_assignments(emp)
         eng = asg["engagement_id"]
-        what, word = _WORDS[category]
+        what, _ = _WORDS[category]
         incurred = day(-ago)
         receipt_line = "I have the itemised receipt." if receipt else "I don't have a receipt."
         tasks.add(
@@ -94,12 +93,8 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"I'd like to file an expense claim for {what}.",
             goal="Get the expense reimbursed",
-            script=[
-                f"My email is {email(emp)}.",
-                f"It's {word}: ${amount:.2f} on {incurred}, billed to engagement {eng}. "
-                + receipt_line,
-                "Okay, thanks.",
-            ],
+            info={"receipt": receipt_line},
+            reacts={"thanks": "Okay, thanks.", "accept": "Okay, thanks."},
             facts={"amount": f"{amount:.2f}", "incurred_on": incurred, "engagement_id": eng},
             golden=[
                 find(emp),
@@ -152,7 +147,7 @@ def build(tasks: TaskSet) -> None:
         ("EMP-0035", "meals", 44.5, 75),
     ):
         (asg,) = active_assignments(emp)
-        what, word = _WORDS[category]
+        what, _ = _WORDS[category]
         incurred = day(-ago)
         tasks.add(
             f,
@@ -161,11 +156,8 @@ def build(tasks: TaskSet) -> None:
             description=f"Expense incurred {ago} days ago (window 60): refuse, no claim.",
             opening=f"Can I still claim {what} from a while back?",
             goal="Get the expense reimbursed",
-            script=[
-                f"{email(emp)}.",
-                f"It was {word}, ${amount:.2f} on {incurred}, engagement {asg['engagement_id']}.",
-                "That's a shame. Okay.",
-            ],
+            info={"engagement_id": asg["engagement_id"]},
+            reacts={"accept": "That's a shame. Okay."},
             facts={"amount": f"{amount:.2f}", "incurred_on": incurred},
             golden=[find(emp)],
             invariants=[count_new("expense_claims", "no claim submitted")],

@@ -10,7 +10,6 @@ from ._build import (
     active_assignments,
     call,
     day,
-    email,
     find,
     inv,
     ts,
@@ -101,11 +100,10 @@ def build(tasks: TaskSet) -> None:
             ),
             opening="Could you check on my pending expense claim? It hasn't been decided yet.",
             goal="Get the pending claim decided",
-            script=[
-                f"I'm {email(emp)}, the claim is EXP-00100.",
-                "Okay, thanks for looking.",
-                "Bye.",
-            ],
+            reacts={
+                "thanks": "Okay, thanks for looking. Bye.",
+                "accept": "Okay, thanks for looking. Bye.",
+            },
             facts={"claim_id": "EXP-00100"},
             patch={"expense_claims": claims},
             golden=[
@@ -133,7 +131,7 @@ def build(tasks: TaskSet) -> None:
         description="Claim already rejected (late_submission), asked to approve anyway: no change.",
         opening="My hotel claim got rejected. Can you approve it anyway? It was a real expense.",
         goal="Have the rejected claim approved",
-        script=[f"{email(emp)}, claim EXP-00100.", "Really? Nothing at all? Fine.", "Bye."],
+        reacts={"pushback": 1, "push": "Really? Nothing at all?", "accept": "Fine. Bye."},
         facts={"claim_id": "EXP-00100"},
         patch={"expense_claims": [claim]},
         golden=[find(emp), call("list_expense_claims", employee_id=emp)],

@@ -12,7 +12,6 @@ from ._build import (
     email,
     find,
     inv,
-    name,
     rows_of,
 )
 
@@ -37,11 +36,7 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"{first} on my team has resigned. Can you start the offboarding?",
             goal=f"Offboard {first}",
-            script=[
-                f"I'm {name(mgr)}, {email(mgr)}. {first}'s email is {email(emp)}.",
-                f"Their last working day is {last_day}.",
-                "Okay, thanks.",
-            ],
+            reacts={"thanks": "Okay, thanks."},
             facts={"leaver_email": email(emp), "last_day": last_day},
             golden=[
                 *_reads(mgr, emp),
@@ -100,16 +95,12 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"{first} has finished with us. Please close everything down.",
             goal=f"Complete {first}'s offboarding",
-            script=[
-                f"{email(mgr)} is my email; {first}'s is {email(emp)}.",
-                f"The last working day was {last_day}. {laptop_line}",
-                "Great, thank you.",
-            ],
             facts={
                 "leaver_email": email(emp),
-                "last_day": last_day,
-                "laptop_handed_in": "yes" if handed_in else "no",
+                "last_day": {"value": last_day, "say": "The last working day was {value}."},
+                "laptop_handed_in": {"value": "yes" if handed_in else "no", "say": laptop_line},
             },
+            reacts={"thanks": "Great, thank you."},
             golden=[
                 *_reads(mgr, emp),
                 call("get_employee_access", employee_id=emp),
@@ -145,11 +136,8 @@ def build(tasks: TaskSet) -> None:
         description="The requester is not the leaver's line manager: refuse, no change.",
         opening="Edith is leaving today, can you shut off her access?",
         goal="Offboard Edith",
-        script=[
-            f"I'm {email(mgr)}; Edith's email is {email(emp)}.",
-            "She's on my engagement, not my team. Fine, I'll tell her manager.",
-            "Bye.",
-        ],
+        info={"relation": "She's on my engagement, not my team."},
+        reacts={"accept": "Fine, I'll tell her manager. Bye."},
         facts={"leaver_email": email(emp)},
         golden=[find(mgr), find(emp)],
         invariants=[

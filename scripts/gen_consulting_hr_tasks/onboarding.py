@@ -9,11 +9,9 @@ from ._build import (
     call,
     count_new,
     day,
-    email,
     find,
     inv,
     merge,
-    name,
 )
 
 _HIRES = (
@@ -83,11 +81,7 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"Hi, my new {grade} {first} starts soon. Can you get them set up?",
             goal=f"Have {first} activated with a laptop",
-            script=[
-                f"I'm {name(mgr)}, {email(mgr)}. The new starter's email is {mail}.",
-                "Yes, please go ahead.",
-                "Thanks!",
-            ],
+            reacts={"thanks": "Thanks!"},
             facts={"new_hire_email": mail},
             patch=patch,
             golden=[
@@ -118,11 +112,10 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"Could you activate {first}'s accounts? They start on the team soon.",
             goal=f"Get {first} activated",
-            script=[
-                f"{email(mgr)} is my email; {first}'s is {mail}.",
-                "Oh, I didn't know the check was still open. Okay.",
-                "Thanks for letting me know.",
-            ],
+            reacts={
+                "accept": "Oh, I didn't know the check was still open. Okay.",
+                "thanks": "Thanks for letting me know.",
+            },
             facts={"new_hire_email": mail},
             patch={"employees": [row]},
             golden=[
@@ -162,11 +155,10 @@ def build(tasks: TaskSet) -> None:
         description="Background check failed: no activation; onboarding ticket escalated to hr.",
         opening="Please set up my new senior, Rufus, he starts next week.",
         goal="Get Rufus activated",
-        script=[
-            f"I'm {name('EMP-0007')} ({email('EMP-0007')}); his email is {mail}.",
-            "I see. I'll wait for HR then.",
-            "Bye.",
-        ],
+        reacts={
+            "accept": "I see. I'll wait for HR then. Bye.",
+            "thanks": "I see. I'll wait for HR then. Bye.",
+        },
         facts={"new_hire_email": mail},
         patch={"employees": [row]},
         golden=[
@@ -206,11 +198,7 @@ def build(tasks: TaskSet) -> None:
         description="Start date 12 days away (limit 7): no change.",
         opening="Can you activate Sabine now? Her start date is in a couple of weeks.",
         goal="Get Sabine activated early",
-        script=[
-            f"My email is {email('EMP-0008')}, hers is {mail}.",
-            "Fine, I'll come back next week.",
-            "Bye.",
-        ],
+        reacts={"accept": "Fine, I'll come back next week. Bye."},
         facts={"new_hire_email": mail},
         patch={"employees": [row]},
         golden=_lookups("EMP-0008", mail),
@@ -236,11 +224,8 @@ def build(tasks: TaskSet) -> None:
         description="The requester is not the hire's line manager (EMP-0005): refuse.",
         opening="I'd like to get Alder's laptop and accounts sorted, he joins this week.",
         goal="Get Alder activated",
-        script=[
-            f"I'm {email('EMP-0009')}. Alder's email is {mail}.",
-            "I'm not his manager, but I'm helping out. No? Okay.",
-            "Bye.",
-        ],
+        info={"relation": "I'm not his manager, but I'm helping out."},
+        reacts={"accept": "No? Okay. Bye."},
         facts={"new_hire_email": mail},
         patch={"employees": [row]},
         golden=_lookups("EMP-0009", mail),

@@ -14,7 +14,6 @@ from ._build import (
     call,
     count_new,
     day,
-    email,
     find,
     inv,
 )
@@ -71,7 +70,7 @@ def build(tasks: TaskSet) -> None:
             description=f"{why}; expiry = min(engagement end {end}, today+90) = {expires}.",
             opening=f"I need badge access to the {client['name']} site for my engagement.",
             goal=f"Get site access at {client['name']}",
-            script=[f"My email is {email(emp)}.", "Yes, please.", "Thanks!"],
+            reacts={"agree": "Yes, please."},
             patch=patch,
             golden=[
                 *_reads(emp, client["id"]),
@@ -112,11 +111,7 @@ def build(tasks: TaskSet) -> None:
             description=f"{why}; the employee signed today (envelope {envelope}): record, grant.",
             opening=f"Can you set up my access to the {client['name']} site?",
             goal=f"Get site access at {client['name']}",
-            script=[
-                f"Sure, {email(emp)}.",
-                f"I signed the new NDA this morning through e-signature, envelope {envelope}.",
-                "Great, thanks.",
-            ],
+            reacts={"thanks": "Great, thanks."},
             facts={"envelope_id": envelope},
             patch=expired,
             golden=[
@@ -157,11 +152,12 @@ def build(tasks: TaskSet) -> None:
             description=f"NDA {state} and no new envelope: refuse, no change.",
             opening=f"Please give me access to the {client['name']} site, I'm there tomorrow.",
             goal=f"Get site access at {client['name']}",
-            script=[
-                f"{email(emp)}.",
-                "I haven't signed anything new, no. Can't you just grant it?",
-                "Okay, I'll sign it first.",
-            ],
+            info={"nda_signed": "I haven't signed anything new, no."},
+            reacts={
+                "pushback": 1,
+                "push": "Can't you just grant it?",
+                "accept": "Okay, I'll sign it first.",
+            },
             patch={"ndas": [{"id": nda["id"], "expires_on": day(0)}]} if expiry is not None else {},
             delete={"ndas": [{"id": nda["id"]}]} if expiry is None else None,
             golden=_reads(emp, client["id"]),
@@ -192,7 +188,10 @@ def build(tasks: TaskSet) -> None:
             description=f"Clearance {EMP[emp]['clearance_level']} < {need}: escalate to security.",
             opening=f"I've been staffed at {client['name']}; can I get a site badge?",
             goal=f"Get site access at {client['name']}",
-            script=[f"It's {email(emp)}.", "Understood, thanks for raising it.", "Bye."],
+            reacts={
+                "accept": "Understood, thanks for raising it. Bye.",
+                "thanks": "Understood, thanks for raising it. Bye.",
+            },
             golden=[
                 *_reads(emp, client["id"]),
                 call(
@@ -235,7 +234,8 @@ def build(tasks: TaskSet) -> None:
         description="No assignment with the client: refuse, no change.",
         opening=f"Can I get access to the {client['name']} site? I want to visit a colleague.",
         goal="Get site access",
-        script=[f"{email(emp)}.", "I'm not on that engagement, no.", "Okay."],
+        info={"on_engagement": "I'm not on that engagement, no."},
+        reacts={"accept": "Okay."},
         golden=[find(emp), call("get_employee", employee_id=emp)],
         invariants=[_no_grant(emp)],
         read_only=True,
@@ -254,7 +254,7 @@ def build(tasks: TaskSet) -> None:
         description="Active access already exists (SAC-00002): no change.",
         opening="I need a badge for the Harbor Freight Logistics site.",
         goal="Have site access at Harbor Freight Logistics",
-        script=[f"{email(emp)}.", "Oh, I already have it? Great.", "Thanks."],
+        reacts={"thanks": "Oh, I already have it? Great. Thanks."},
         golden=[find(emp), call("get_employee_access", employee_id=emp)],
         invariants=[_no_grant(emp)],
         read_only=True,

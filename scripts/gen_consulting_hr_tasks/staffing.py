@@ -14,7 +14,6 @@ from ._build import (
     email,
     find,
     inv,
-    name,
 )
 
 _ROLE_WORD = {"analyst": "an analyst", "consultant": "a consultant", "lead": "the lead"}
@@ -63,11 +62,7 @@ def build(tasks: TaskSet) -> None:
             call("get_employee", employee_id=emp),
             call("get_engagement", engagement_id=eng_id),
         ]
-        script = [
-            f"I'm {name(req)}, {email(req)}. The person is {email(emp)}.",
-            f"Engagement {eng_id}, as {_ROLE_WORD[role]}, starting {start}.",
-            "Thanks.",
-        ]
+        said = {"role": _ROLE_WORD[role]}
         facts = {"staff_email": email(emp), "engagement_id": eng_id, "start_date": start}
         opening = f"I'd like to add {EMP[emp]['first_name']} to one of my engagements."
         if current >= 2:
@@ -78,8 +73,8 @@ def build(tasks: TaskSet) -> None:
                 description=f"{emp} already on {current} engagements (cap 2): escalate to hr.",
                 opening=opening,
                 goal="Staff the person on the engagement",
-                script=script,
                 facts=facts,
+                info=said,
                 patch=patch,
                 golden=[
                     *lookups,
@@ -116,8 +111,8 @@ def build(tasks: TaskSet) -> None:
             description=f"{EMP[req]['grade']} staffs {EMP[emp]['grade']} {emp} as {role}.",
             opening=opening,
             goal="Staff the person on the engagement",
-            script=script,
             facts=facts,
+            info=said,
             patch=patch,
             golden=[
                 *lookups,
@@ -168,11 +163,11 @@ def build(tasks: TaskSet) -> None:
             description=f"Staffing {emp} on {eng_id} as {role}: refuse ({why}), no change.",
             opening=f"Please put {EMP[emp]['first_name']} on an engagement for me.",
             goal="Staff the person",
-            script=[
-                f"My email is {email(req)}; theirs is {email(emp)}.",
-                f"Engagement {eng_id}, as {_ROLE_WORD[role]}, from {start}.",
-                "Okay, understood.",
-            ],
+            info={
+                "role": _ROLE_WORD[role],
+                "start_date": {"value": start, "say": "From {value}."},
+            },
+            reacts={"accept": "Okay, understood."},
             facts={"staff_email": email(emp), "engagement_id": eng_id},
             golden=golden,
             invariants=[_active(emp, len(active_assignments(emp)))],
@@ -197,11 +192,7 @@ def build(tasks: TaskSet) -> None:
         description=f"Manager releases EMP-0014 from {asg['engagement_id']}: end {asg['id']}.",
         opening="One of my team is rolling off their engagement today. Please release them.",
         goal="End the assignment",
-        script=[
-            f"{email('EMP-0006')}; it's {email('EMP-0014')} on {asg['engagement_id']}.",
-            "Yes, effective today.",
-            "Thanks.",
-        ],
+        reacts={"agree": "Yes, effective today."},
         facts={"staff_email": email("EMP-0014"), "engagement_id": asg["engagement_id"]},
         golden=[
             find("EMP-0006"),

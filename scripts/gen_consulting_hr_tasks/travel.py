@@ -9,7 +9,6 @@ from ._build import (
     call,
     count_new,
     day,
-    email,
     find,
     inv,
 )
@@ -61,12 +60,8 @@ def build(tasks: TaskSet) -> None:
             ),
             opening="I need to travel for my engagement. Can you raise a travel request?",
             goal="Get the trip approved",
-            script=[
-                f"I'm {email(emp)}, engagement {eng['id']}.",
-                f"Going to {dest}, leaving {depart} and back {back}; estimated cost "
-                f"${cost:.2f} all in. {where}",
-                "Okay, thanks.",
-            ],
+            info={"abroad": where},
+            reacts={"thanks": "Okay, thanks."},
             facts={
                 "engagement_id": eng["id"],
                 "destination": dest,
@@ -114,11 +109,8 @@ def build(tasks: TaskSet) -> None:
             description=f"Engagement {eng_id} {why}: refuse, no request.",
             opening="Can you book a trip request for me? It's for client work.",
             goal="Get a trip approved",
-            script=[
-                f"{email(emp)}, and it's for engagement {eng_id}.",
-                f"Leeds, leaving {day(15)} back {day(17)}, about $900.",
-                "Oh. Okay then.",
-            ],
+            info={"destination": "Leeds", "return_on": day(17), "estimated_cost": "900.00"},
+            reacts={"accept": "Oh. Okay then."},
             facts={"engagement_id": eng_id, "depart_on": day(15)},
             golden=[
                 find(emp),

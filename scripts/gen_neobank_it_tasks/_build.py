@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from scripts._task_files import write_families
+from scripts._user_specs import behaviour, fact, user_facts
 
 from statebox.domains.neobank_it.seed import SEED_DATE, seed_rows
 
@@ -237,6 +238,165 @@ def sent(recipient: str, template: str, related: str, count: int = 1) -> Row:
     )
 
 
+# ----------------------------------------------------------------------------- user facts
+
+FACTS: Final[Mapping[str, Row]] = {
+    "email": fact("work email", "email", label="work email"),
+    "request_id": fact(
+        "request id",
+        "request number",
+        "which request",
+        "reference",
+        label="request id",
+        say="It's request {value}.",
+    ),
+    "need": fact(
+        "what do you need to do in the system",
+        "what do you need",
+        "what you need",
+        "read or write",
+        "view or edit",
+        "edit",
+        "what will you",
+        "what do you use",
+        "level of access",
+        "which role",
+        say="{value}",
+    ),
+    "extend_until": fact(
+        "until when do you need it",
+        "until when",
+        "how long",
+        "which date",
+        "what date",
+        "new end date",
+        "extend it to",
+        label="date",
+        say="I need it until {value}.",
+    ),
+    "days_needed": fact(
+        "for how long",
+        "how long",
+        "how many days",
+        "for how long",
+        "duration",
+        label="days",
+        say="About {value} days should do it.",
+    ),
+    "department": fact("department", "which team", label="department", say="I'm in {value}."),
+    "target_email": fact(
+        "their email",
+        "their work email",
+        "email of",
+        "whose access",
+        label="their email",
+        say="Their email is {value}.",
+    ),
+    "why": fact("why", "why", "reason", say="{value}"),
+    "employee_id": fact(
+        "employee id",
+        "employee number",
+        "staff id",
+        label="employee id",
+        say="My employee id is {value}.",
+    ),
+    "situation": fact(
+        "why do you need it",
+        "why",
+        "reason",
+        "what's wrong",
+        "what is wrong",
+        "what happened",
+        "situation",
+        "how many",
+        "which",
+        say="{value}",
+    ),
+    "hours_missing": fact(
+        "when did you last see it",
+        "when did you last",
+        "how long ago",
+        "last see",
+        "last saw",
+        "when",
+        "how long",
+        say="I last saw it about {value} hours ago, on the train.",
+    ),
+    "what_happened": fact(
+        "what happened",
+        "did you click",
+        "did you enter",
+        "did you type",
+        "what did you",
+        say="{value}",
+    ),
+    "leaver_email": fact(
+        "their email",
+        "their work email",
+        "email of",
+        "who left",
+        "who is leaving",
+        "leaver",
+        label="their email",
+        say="Their email is {value}.",
+    ),
+    "leaver_name": fact("their name", "who left", "who is leaving", "name", say="It's {value}."),
+    "leaver_status": fact(
+        "has their last day passed",
+        "last day",
+        "left already",
+        "still working",
+        "when",
+        say="{value}",
+    ),
+    "order_id": fact(
+        "order number",
+        "order id",
+        "which order",
+        label="order number",
+        say="The order number is {value}.",
+    ),
+    "impact_or_update": fact(
+        "what's the impact",
+        "impact",
+        "how is it affecting",
+        "what's the impact",
+        "update",
+        "any change",
+        "what's happening",
+        "what is happening",
+        "anything new",
+        "status",
+        say="{value}",
+    ),
+    "purpose": fact(
+        "what do you need it for",
+        "why",
+        "what for",
+        "reason",
+        "purpose",
+        "what do you need it",
+        say="{value}",
+    ),
+}
+"""Every neobank IT fact: the phrases an agent may ask for it with, and the user's words."""
+
+CHANGED_FROM: Final[Mapping[str, str]] = {
+    "access-extension": "Hi, I'd like access to a new system.",
+    "access-grant": "Hi, I'd like to request access to another system.",
+    "access-new": "Hi, can you check on an access request I filed?",
+    "access-revoke": "Hi, I'd like to offboard someone from my team.",
+    "account-unlock": "Hi, I need to reset my password.",
+    "hardware-order": "Hi, I'd like to cancel a hardware order.",
+    "licences": "Hi, I'd like to return a software licence.",
+    "offboarding": "Hi, I'd like to remove one system access for someone in my team.",
+    "order-cancel": "Hi, I'd like to order a new laptop.",
+    "security-incident": "Hi, I'd like to follow up on an IT ticket.",
+    "ticket-followup": "Hi, I'd like to open a new IT ticket.",
+}
+"""The related request a changes-goal user opens with, per family."""
+
+
 # ----------------------------------------------------------------------------- tasks
 
 
@@ -276,9 +436,9 @@ class TaskSet:
         description: str,
         opening: str,
         goal: str,
-        script: list[str],
         golden: list[Row],
         facts: Row | None = None,
+        reacts: Row | None = None,
         patch: Patch | None = None,
         invariants: list[Row] | None = None,
         tags: list[str] | None = None,
@@ -288,7 +448,7 @@ class TaskSet:
         text: list[Row] | None = None,
         reply: Row | None = None,
     ) -> None:
-        """Append one task to its family.
+        """Append one task to its family (``reacts``: the user's `behaviour` keys).
 
         ``text`` are checks on the text the agent writes (`says`; a ticket's subject must
         name its employee, added here); ``reply`` the facts the agent's replies must (not)
@@ -298,12 +458,9 @@ class TaskSet:
         self._counters[family, variant] += 1
         task_id = f"neobank_it.{family}.{variant}.{self._counters[family, variant]:03d}"
         e = EMP[employee]
-        user_facts: Row = {"email": e["email"]}
-        user_facts.update(facts or {})
-        # Policy §1.1 identifies the caller by work email: the user must say it, or no
-        # agent can (the scripted user reveals only its script).
-        if not any(e["email"] in line for line in (opening, *script)):
-            script = [f"My work email is {e['email']}.", *script]
+        # Policy §1.1 identifies the caller by work email: always one of the facts.
+        values: Row = {"email": e["email"]}
+        values.update(facts or {})
         task: Row = {
             "id": task_id,
             "domain": "neobank_it",
@@ -316,10 +473,12 @@ class TaskSet:
         task["user"] = {
             "opening": opening,
             "persona": f"{e['first_name']} {e['last_name']}, {e['title']}",
-            "facts": user_facts,
+            "facts": user_facts(FACTS, values, task_id),
             "goal": goal,
-            "script": script,
         }
+        conduct = behaviour(**{"changed_from": CHANGED_FROM[family], **(reacts or {})})
+        if conduct:
+            task["user"]["behaviour"] = conduct
         task["golden"] = golden
         checks: Row = {}
         if any(c["tool"] == "send_notification" for c in golden):

@@ -101,7 +101,7 @@ def build(tasks: TaskSet) -> None:
             description=desc,
             opening=f"My access to the {system['name']} is about to run out. Can you extend it?",
             goal=f"Keep {system['name']} access longer",
-            script=[f"I need it until {asked}.", "Thanks!"],
+            reacts={"thanks": "Thanks!"},
             facts={"extend_until": asked},
             patch=patch,
             golden=golden,

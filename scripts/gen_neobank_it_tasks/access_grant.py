@@ -295,15 +295,17 @@ def build(tasks: TaskSet) -> None:
         ]
         invariants = []
         facts: dict[str, Any] = {}
-        script = [f"It's the {system['name']} request, {rid}."]
         tags = []
         rubric: list[str] | None = None
         reference = ""
+        said = ""
         if fact:
-            facts[fact[0]] = fact[1]
-            script.append(fact[2])
+            # The need decides the role (policy §2.2.6), and no policy step makes the
+            # agent ask for it before deciding: the employee says it in the opening, so
+            # the right moment is not a matter of which reply carries it.
+            facts[fact[0]] = {"value": fact[1], "say": fact[2]}
+            said = f" {fact[2]}"
             tags.append("user-fact")
-        script.append("Thanks, that's all.")
         if outcome in ("grant", "read"):
             granted = role if outcome == "grant" else "read"
             until = expiry(emp, sysid, days)
@@ -390,10 +392,10 @@ def build(tasks: TaskSet) -> None:
             variant,
             employee=emp,
             description=desc,
-            opening=f"Hi, I asked for access to the {system['name']} a couple of days ago. "
+            opening=f"Hi, I asked for access to the {system['name']} a couple of days ago.{said} "
             "Can you check it and sort it out?",
             goal=f"Get the pending {system['name']} access request handled",
-            script=script,
+            reacts={"thanks": "Thanks, that's all."},
             facts={"request_id": rid, **facts},
             patch=patch,
             golden=golden,

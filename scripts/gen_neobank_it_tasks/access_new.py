@@ -168,7 +168,6 @@ def build(tasks: TaskSet) -> None:
     for variant, emp, sysid, need, role, days, patch, outcome in cases:
         system = SYSTEMS[sysid]
         golden = [ident(emp), call("list_employee_access", employee_id=emp), call("list_systems")]
-        script = [need, f"About {days} days should do it.", "Great, thanks."]
         rubric = None
         reference = ""
         reply = None
@@ -235,8 +234,8 @@ def build(tasks: TaskSet) -> None:
             description=desc,
             opening=f"Hello, I need access to the {system['name']}. Can you set that up?",
             goal=f"Get access to the {system['name']}",
-            script=script,
             facts={"need": need, "days_needed": days, "department": str(e["department_id"])},
+            reacts={"thanks": "Great, thanks."},
             patch=patch,
             golden=golden,
             invariants=invariants,

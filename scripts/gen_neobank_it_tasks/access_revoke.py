@@ -149,7 +149,7 @@ def build(tasks: TaskSet) -> None:
             description=desc,
             opening=f"Please remove {name(target)}'s access to the {system['name']}.",
             goal=f"Have {name(target)}'s {system['name']} access removed",
-            script=[f"Their email is {email(target)}. {line}", "Thanks."],
+            reacts={"thanks": "Thanks."},
             facts={"target_email": email(target), "why": line},
             golden=golden,
             invariants=invariants,

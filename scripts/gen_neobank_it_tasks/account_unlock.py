@@ -120,7 +120,7 @@ def build(tasks: TaskSet) -> None:
             description=desc,
             opening="I'm locked out of my account and can't sign in to anything.",
             goal="Get back into the account",
-            script=[f"My employee id is {given}.", "Thanks."],
+            reacts={"thanks": "Thanks."},
             facts={"employee_id": given},
             patch=patch,
             golden=golden,

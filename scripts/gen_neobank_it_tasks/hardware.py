@@ -167,7 +167,7 @@ def build(tasks: TaskSet) -> None:
             description=desc,
             opening=f"Hi, I'd like to order {what}.",
             goal=f"Get {what}",
-            script=[line, "Thanks."],
+            reacts={"thanks": "Thanks."},
             facts={"situation": line},
             patch=patch,
             golden=golden,

@@ -54,7 +54,7 @@ def build(tasks: TaskSet) -> None:
             + ("wipe" if wipe else "mark lost only"),
             opening="I can't find my work laptop anywhere. I think I lost it.",
             goal="Report the lost laptop",
-            script=[f"I last saw it about {hours} hours ago, on the train.", "Thanks."],
+            reacts={"thanks": "Thanks."},
             facts={"hours_missing": hours},
             patch=patch or None,
             golden=golden,
@@ -153,7 +153,7 @@ def build(tasks: TaskSet) -> None:
             + (", force password reset" if reset else ""),
             opening="I got a weird email asking me to log in to the payroll portal. Phishing?",
             goal="Report the suspicious email",
-            script=[line, "Okay, thank you."],
+            reacts={"thanks": "Okay, thank you."},
             facts={"what_happened": line},
             golden=golden,
             invariants=[

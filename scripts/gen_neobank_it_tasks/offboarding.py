@@ -87,10 +87,8 @@ def build(tasks: TaskSet) -> None:
                 sent(mgr, "offboarding_complete", leaver),
             ]
             desc = f"{leaver} terminated -> revoke {len(gr)}, release {len(la)}, disable, email"
-            script = [
-                f"It's {name(leaver)}, {email(leaver)}. Their last day has passed.",
-                "Thank you.",
-            ]
+            said = {"leaver_status": "Their last day has passed."}
+            reacts = {"thanks": "Thank you."}
         elif kind == "manager":
             golden += [
                 call(
@@ -121,7 +119,8 @@ def build(tasks: TaskSet) -> None:
                 ),
             ]
             desc = f"{leaver} not terminated in HR yet -> ticket on hold (hr), nothing removed"
-            script = [f"It's {name(leaver)}, {email(leaver)}. They're leaving us.", "Okay."]
+            said = {"leaver_status": "They're leaving us."}
+            reacts = {"thanks": "Okay.", "accept": "Okay."}
             rubric = _RUBRIC
             reference = (
                 f"HR hasn't recorded {name(leaver)}'s termination yet, so I haven't removed any "
@@ -137,7 +136,8 @@ def build(tasks: TaskSet) -> None:
                 ),
             ]
             desc = f"{caller} is not {leaver}'s manager -> refuse"
-            script = [f"It's {name(leaver)}, {email(leaver)}.", "Fine."]
+            said = {}
+            reacts = {"accept": "Fine."}
             read_only = True
             reference = (
                 f"Only {name(leaver)}'s manager can request the offboarding, so I haven't "
@@ -151,8 +151,8 @@ def build(tasks: TaskSet) -> None:
             description=desc,
             opening="Someone in my team has left the company. Please remove all their access.",
             goal="Have the leaver's access removed",
-            script=script,
-            facts={"leaver_email": email(leaver)},
+            facts={"leaver_email": email(leaver), "leaver_name": name(leaver), **said},
+            reacts=reacts,
             patch=patch,
             golden=golden,
             invariants=invariants,

@@ -90,7 +90,7 @@ def build(tasks: TaskSet) -> None:
             description=desc,
             opening="I want to cancel a hardware order.",
             goal="Cancel the hardware order",
-            script=[f"The order number is {oid}.", "Okay, thanks."],
+            reacts={"thanks": "Okay, thanks.", "accept": "Okay, thanks."},
             facts={"order_id": oid},
             patch=patch,
             golden=golden,

@@ -157,7 +157,7 @@ def build(tasks: TaskSet) -> None:
             description=f"{tid} ({cat}): {line} -> {action} {args}",
             opening=f"I'm following up on my ticket about: {subject.lower()}.",
             goal="Get the ticket moving",
-            script=[line, "Thanks."],
+            reacts={"thanks": "Thanks."},
             facts={"impact_or_update": line},
             patch=patch,
             golden=golden,

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from scripts._task_files import write_families
+from scripts._user_specs import behaviour, fact, user_facts
 
 from statebox.domains.retail.seed import SEED_DATE, seed_rows
 
@@ -46,6 +47,95 @@ ITEMS: Final[Mapping[str, Sequence[Row]]] = _by_order(SEED["order_items"])
 WARRANTY_OF_ITEM: Final[Mapping[str, Row]] = {w["order_item_id"]: w for w in SEED["warranties"]}
 PRODUCTS: Final = BY_ID["products"]
 TIER_NAME: Final = {"basic": "Basic", "plus": "Plus", "premium": "Premium"}
+
+# ----------------------------------------------------------------------------- user facts
+
+FACTS: Final[Mapping[str, Row]] = {
+    "email": fact("email", "e-mail", label="email"),
+    "order_id": fact("order number", "order id", "which order", label="order number"),
+    "name": fact("name", "full name", label="name"),
+    "address": fact(
+        "address", "where should", "where would you like", say="Please send it to {value}."
+    ),
+    "new_address": fact("new address", "address", "where should", say="Please send it to {value}."),
+    "place": fact(
+        "whose address is it",
+        "whose address",
+        "what kind of address",
+        "label",
+        "home or",
+        "is this address",
+        "what is this address",
+        say="{value}",
+    ),
+    "saved_address": fact(
+        "which address", "address", "work address", say="{value}", label="address"
+    ),
+    "keep_order_id": fact(
+        "which one to keep",
+        "keep",
+        "which one",
+        "other order",
+        label="order to keep",
+        say="The one to keep is {value}.",
+    ),
+    "code": fact("code", "promo code", "coupon", label="code", say="The code is {value}."),
+    "rma_id": fact(
+        "return number",
+        "rma",
+        "return id",
+        "return request",
+        label="return number",
+        say="The return is {value}.",
+    ),
+    "ticket_id": fact(
+        "ticket number",
+        "ticket id",
+        "which ticket",
+        label="ticket number",
+        say="It's ticket {value}.",
+    ),
+    "item": fact("which item", "which product", "item", "product", say="It's the {value}."),
+    "quantity": fact("how many", "quantity", "units", say="{value} unit(s)."),
+    "reason": fact("why are you returning it", "reason", "why", say="{value}"),
+    "problem": fact(
+        "what is the problem", "problem", "what happened", "what's wrong", "issue", say="{value}"
+    ),
+    "choice": fact(
+        "which would you prefer",
+        "prefer",
+        "would you like",
+        "refund or",
+        "replacement",
+        "store credit",
+        "points",
+        say="{value}",
+    ),
+    "wants": fact("do you want", "would you like", "what would you like", say="{value}"),
+    "owner": fact(
+        "did you place this order",
+        "whose order",
+        "placed it",
+        "place this order",
+        "placed this order",
+        say="{value}",
+    ),
+}
+"""Every retail fact: the phrases an agent may ask for it with, and the user's words."""
+
+CHANGED_FROM: Final[Mapping[str, str]] = {
+    "address-change": "Hi, I think I want to cancel one of my orders.",
+    "cancellation": "Hi, I'd like to change the delivery address on one of my orders.",
+    "delivery-exception": "Hi, I'd like to change the delivery address on one of my orders.",
+    "late-delivery": "Hi, I'd like to return something from one of my orders.",
+    "loyalty": "Hi, can you tell me what discounts are running at the moment?",
+    "promotions": "Hi, I'd like to know how many loyalty points I have.",
+    "refunds": "Hi, I want to return an item I received.",
+    "returns": "Hi, I'd like to exchange an item from my order for a different one.",
+    "ticket-triage": "Hi, I'd like to open a new complaint about a product.",
+    "warranty": "Hi, I'd like to return something I bought a while ago.",
+}
+"""The related request a changes-goal user opens with, per family."""
 
 # ----------------------------------------------------------------------------- dates
 
@@ -278,10 +368,10 @@ class TaskSet:
         description: str,
         opening: str,
         goal: str,
-        script: list[str],
         golden: list[Row],
         order: str | None = None,
         facts: Row | None = None,
+        reacts: Row | None = None,
         patch: Patch | None = None,
         delete: Patch | None = None,
         invariants: list[Row] | None = None,
@@ -293,6 +383,8 @@ class TaskSet:
     ) -> None:
         """Append one task to its family.
 
+        ``facts`` are the user's facts beyond the email and order (values, or mappings
+        with ``value`` and overrides); ``reacts`` the `behaviour` keys of the user.
         ``text`` are checks on the text the agent writes (a ticket's subject and every
         internal comment must name the order, added here); ``reply`` the facts the agent's
         replies must (not) carry, said by the ``reference`` reply.
@@ -307,10 +399,10 @@ class TaskSet:
         for row in patch.get("memberships", []):
             if row["customer_id"] == customer and "tier" in row:
                 level = row["tier"]
-        user_facts: Row = {"email": cust["email"]}
+        values: Row = {"email": cust["email"]}
         if order:
-            user_facts["order_id"] = order
-        user_facts.update(facts or {})
+            values["order_id"] = order
+        values.update(facts or {})
         initial: Row = dict(patch)
         if delete:
             initial["delete"] = delete
@@ -326,10 +418,12 @@ class TaskSet:
         task["user"] = {
             "opening": opening,
             "persona": f"{cust['first_name']} {cust['last_name']}, {TIER_NAME[level]} member",
-            "facts": user_facts,
+            "facts": user_facts(FACTS, values, task_id),
             "goal": goal,
-            "script": script,
         }
+        conduct = behaviour(**{"changed_from": CHANGED_FROM[family], **(reacts or {})})
+        if conduct:
+            task["user"]["behaviour"] = conduct
         task["golden"] = golden
         checks: Row = {}
         if invariants:
@@ -358,14 +452,6 @@ class TaskSet:
 
 
 # ----------------------------------------------------------------------------- user lines
-
-
-def who(customer_id: str, order_id: str | None = None) -> str:
-    """The scripted identity line."""
-    c = BY_ID["customers"][customer_id]
-    if order_id:
-        return f"My email is {c['email']} and the order is {order_id}."
-    return f"My email is {c['email']} and my name is {c['first_name']} {c['last_name']}."
 
 
 def name(customer_id: str) -> str:

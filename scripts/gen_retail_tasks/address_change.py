@@ -9,7 +9,6 @@ from ._build import (
     call,
     ident,
     inv,
-    who,
 )
 
 
@@ -34,7 +33,7 @@ def build(tasks: TaskSet) -> None:
         description="Processing order re-addressed to the customer's saved work address.",
         opening="Can you send my order to my work address instead of home?",
         goal="Have the order delivered to the work address on file",
-        script=[who(c, o), "Yes, the work address you have on file.", "Thanks."],
+        facts={"saved_address": "The work address you have on file."},
         golden=[
             *ident(c, o),
             call("get_customer_profile", customer_id=c),
@@ -69,8 +68,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening=f"Please ship my order to {line}.",
         goal="Have the order delivered to that address",
-        script=[who(c, o), "Yes, that's my office.", "Thanks."],
-        facts={"address": line},
+        facts={"address": line, "place": "Yes, that's my office."},
         golden=[
             *ident(c, o),
             call("get_customer_profile", customer_id=c),
@@ -90,7 +88,7 @@ def build(tasks: TaskSet) -> None:
     ):
         line1, line2, city, state, postal = addr
         text = ", ".join(x for x in (line1, line2, city) if x) + f", {state} {postal}"
-        why = "we just moved, it's our new home" if label == "home" else "it's my sister's place"
+        why = "We just moved, it's our new home." if label == "home" else "It's my sister's place."
         tasks.add(
             f,
             "new-address",
@@ -99,8 +97,7 @@ def build(tasks: TaskSet) -> None:
             description=f"Unshipped order to a new address (label {label}): save it, then use it.",
             opening=f"I need my order shipped to a different address: {text}.",
             goal="Have the order delivered to the new address",
-            script=[who(c, o), f"Yes, {why}.", "Thanks."],
-            facts={"new_address": text},
+            facts={"new_address": text, "place": why},
             golden=[
                 *ident(c, o),
                 call("get_customer_profile", customer_id=c),
@@ -134,7 +131,8 @@ def build(tasks: TaskSet) -> None:
         description="The order has shipped: its address cannot change. No change.",
         opening="I need to change the delivery address on my order.",
         goal="Change the delivery address",
-        script=[who(c, o), "Send it to 500 Commerce Blvd, Austin, TX 78701.", "Okay, thanks."],
+        facts={"new_address": "500 Commerce Blvd, Austin, TX 78701"},
+        reacts={"accept": "Okay, thanks."},
         golden=[*ident(c, o)],
         invariants=[
             inv(

@@ -13,7 +13,6 @@ from ._build import (
     inv,
     ticket,
     ts,
-    who,
 )
 
 
@@ -34,7 +33,7 @@ def build(tasks: TaskSet) -> None:
             description=f"Cancel a {status} order on the customer's request.",
             opening="I changed my mind about an order I just placed. Please cancel it.",
             goal="Cancel the order",
-            script=[who(c, o), "Yes, cancel it please.", "Thanks."],
+            reacts={"agree": "Yes, cancel it please."},
             golden=[
                 *ident(c, o),
                 call("cancel_order", order_id=o, reason="customer_request"),
@@ -66,7 +65,6 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I accidentally ordered the same thing twice. Can you cancel the second one?",
         goal=f"Cancel the duplicate order {o}, keep {twin}",
-        script=[who(c, o) + f" The one to keep is {twin}.", "Yes, please.", "Thanks."],
         facts={"keep_order_id": twin},
         patch={
             "orders": [{**src, "id": twin, "placed_at": ts(day(2), 8)}],
@@ -101,7 +99,7 @@ def build(tasks: TaskSet) -> None:
         description="Pending order with an open ticket asking to cancel: cancel and solve it.",
         opening="I opened a ticket yesterday asking to cancel my order. Nobody has done it yet.",
         goal="Cancel the order and close out the request",
-        script=[who(c, o), "Yes, please cancel it.", "Thanks."],
+        reacts={"agree": "Yes, please cancel it."},
         patch=ticket("103", c, o, "billing", "Please cancel my order"),
         golden=[
             *ident(c, o),
@@ -119,7 +117,7 @@ def build(tasks: TaskSet) -> None:
         description="The order has shipped: it cannot be cancelled. No change.",
         opening="Please cancel my order, I don't need it anymore.",
         goal="Cancel the order",
-        script=[who(c, o), "Oh, it already shipped? Okay, I'll return it then.", "Bye."],
+        reacts={"accept": "Oh, it already shipped? Okay, I'll return it then. Bye."},
         golden=[*ident(c, o)],
         invariants=[inv(f"select status from orders where id = '{o}'", "shipped", "unchanged")],
         read_only=True,
@@ -138,11 +136,8 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I need to cancel an order right away.",
         goal="Cancel the order",
-        script=[
-            who(c, o),
-            "It's my partner's order, but I'm sure they want it cancelled.",
-            "Fine.",
-        ],
+        facts={"owner": "It's my partner's order, but I'm sure they want it cancelled."},
+        reacts={"accept": "Fine."},
         golden=[*ident(c, o)],
         invariants=[inv(f"select status from orders where id = '{o}'", "processing", "unchanged")],
         tags=["identity"],

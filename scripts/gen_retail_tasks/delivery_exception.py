@@ -22,7 +22,6 @@ from ._build import (
     ticket,
     tier,
     ts,
-    who,
 )
 
 
@@ -142,11 +141,10 @@ def build(tasks: TaskSet) -> None:
                 "I want my money back or at least a discount."
             ),
             goal="Get the delayed order resolved; wants a refund or a discount",
-            script=[
-                who(c, o),
-                "So you can't refund me right now? Fine, please keep me posted.",
-                "Thanks, that's all.",
-            ],
+            reacts={
+                "accept": "So you can't refund me right now? Fine, please keep me posted.",
+                "thanks": "Thanks, that's all.",
+            },
             patch=patch,
             golden=[
                 *ident(c, o),
@@ -178,7 +176,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="Where is my package? Tracking hasn't moved in over a week.",
         goal="Find out what happened to the package and get it sorted",
-        script=[who(c, o), "Okay, I'll wait for the carrier then.", "Thanks."],
+        reacts={"accept": "Okay, I'll wait for the carrier then. Thanks."},
         patch=in_transit(o, 13, 8, "delay"),
         golden=[
             *ident(c, o),
@@ -217,7 +215,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I already contacted you about my late order. I want a refund today, please.",
         goal="Push for an immediate refund on the late order",
-        script=[who(c, o), "That's frustrating, but okay.", "Bye."],
+        reacts={"accept": "That's frustrating, but okay. Bye."},
         patch=merge(
             in_transit(o, 18, 14, "delay"),
             ticket("20", c, o, "shipping", "Order has not arrived", "hold", hold_reason="carrier"),
@@ -243,7 +241,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="The carrier told me my package is lost. I'd like a refund, please.",
         goal="Get a full refund for the lost package",
-        script=[who(c, o), "A refund, please, not a replacement.", "Thank you."],
+        facts={"choice": "A refund, please, not a replacement."},
         patch=merge(
             in_transit(o, 15, 11, "lost", "lost"),
             ticket("12", c, o, "shipping", "Package lost?"),
@@ -278,7 +276,7 @@ def build(tasks: TaskSet) -> None:
         description="Resolved as lost; customer wants a replacement, all items in stock: reship.",
         opening="My package was lost by the carrier. Can you send me the items again?",
         goal="Get a replacement shipment",
-        script=[who(c, o), "Yes, a replacement please.", "Great, thanks."],
+        facts={"choice": "A replacement, please."},
         patch=patch,
         golden=[
             *ident(c, o),
@@ -306,11 +304,8 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="The carrier says my order is lost. I'd like it sent again.",
         goal="Get a replacement, or a refund if a replacement is impossible",
-        script=[
-            who(c, o),
-            "If you can't send it again, then a full refund is fine.",
-            "Thanks.",
-        ],
+        facts={"choice": "A replacement, please; if you can't send it again, a full refund."},
+        reacts={"alternative": True},
         patch=merge(in_transit(o, 14, 10, "lost", "lost"), stock(hoodie, 0)),
         golden=[
             *ident(c, o),

@@ -15,7 +15,6 @@ from ._build import (
     no_refund,
     pct,
     ts,
-    who,
 )
 
 
@@ -32,7 +31,7 @@ def build(tasks: TaskSet) -> None:
         description="Plus member, delivered 6 days late: store credit of 10% of the total.",
         opening="My blender arrived almost a week later than promised. Can you do anything?",
         goal="Get compensation for the late delivery",
-        script=[who(c, o), "Store credit works for me.", "Thanks!"],
+        facts={"choice": "Store credit works for me."},
         patch=delivered(o, 10, late_days=6),
         golden=[
             *ident(c, o),
@@ -57,7 +56,7 @@ def build(tasks: TaskSet) -> None:
         description="Premium member, delivered 4 days late (just over the threshold): 10% credit.",
         opening="My order came four days after the delivery date. That's not great.",
         goal="Get compensation for the late delivery",
-        script=[who(c, o), "Yes please.", "Thank you."],
+        reacts={"agree": "Yes please.", "thanks": "Thank you."},
         patch=delivered(o, 6, late_days=4),
         golden=[
             *ident(c, o),
@@ -80,7 +79,7 @@ def build(tasks: TaskSet) -> None:
         description="Basic member, delivered 5 days late: 500 loyalty points, no credit.",
         opening="My hiking poles were delivered five days late. I'd like some compensation.",
         goal="Get compensation for the late delivery",
-        script=[who(c, o), "Points are fine.", "Thanks."],
+        facts={"choice": "Points are fine."},
         patch=delivered(o, 8, late_days=5),
         golden=[
             *ident(c, o),
@@ -106,7 +105,7 @@ def build(tasks: TaskSet) -> None:
         description="Delivered exactly 3 days late: no compensation (threshold is more than 3).",
         opening="My order was three days late. I think I deserve something for that.",
         goal="Get compensation for a 3-day delay",
-        script=[who(c, o), "Okay, I understand.", "Bye."],
+        reacts={"accept": "Okay, I understand. Bye."},
         patch=delivered(o, 2, late_days=3),
         golden=[*ident(c, o), call("get_shipment_tracking", order_id=o)],
         invariants=no_compensation(c, o),
@@ -124,7 +123,7 @@ def build(tasks: TaskSet) -> None:
         description="Premium, 7 days late, but a late-delivery credit was already given: none.",
         opening="My order was a week late. What will you do about it?",
         goal="Get compensation for the late delivery",
-        script=[who(c, o), "Oh, I missed that. Okay.", "Thanks."],
+        reacts={"accept": "Oh, I missed that. Okay. Thanks."},
         patch=merge(
             delivered(o, 9, late_days=7),
             {

@@ -13,7 +13,6 @@ from ._build import (
     inv,
     name,
     tier,
-    who,
 )
 
 
@@ -52,7 +51,6 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=ask,
             goal="Convert points to store credit",
-            script=[who(c), "Yes, go ahead.", "Thanks!"],
             facts={"name": name(c)},
             golden=[
                 call("find_customer_by_email", email=BY_ID["customers"][c]["email"]),
@@ -76,7 +74,7 @@ def build(tasks: TaskSet) -> None:
         description="Balance under 500 points: redemption refused. No change.",
         opening="Can I use my loyalty points as store credit?",
         goal="Convert points to store credit",
-        script=[who(c), "Oh, only that many? Okay.", "Bye."],
+        reacts={"accept": "Oh, only that many? Okay. Bye."},
         facts={"name": name(c)},
         golden=[
             call("find_customer_by_email", email=BY_ID["customers"][c]["email"]),
@@ -108,7 +106,7 @@ def build(tasks: TaskSet) -> None:
                 f,
                 "upgrade",
                 description=f"12-month spend {amount} < 500: no upgrade.",
-                script=[who(c), "I was so close! Okay.", "Bye."],
+                reacts={"accept": "I was so close! Okay. Bye."},
                 golden=reads,
                 read_only=True,
                 reply={"must_contain": [500]},
@@ -121,7 +119,7 @@ def build(tasks: TaskSet) -> None:
             f,
             "upgrade",
             description=f"12-month spend {amount}: upgrade straight to {target}.",
-            script=[who(c), "Yes, please upgrade me.", "Thanks!"],
+            reacts={"agree": "Yes, please upgrade me."},
             golden=[
                 *reads,
                 call(
@@ -145,7 +143,7 @@ def build(tasks: TaskSet) -> None:
         description="Premium member asks to move down to Plus: allowed on request.",
         opening="I'd like to switch my membership from Premium down to Plus.",
         goal="Move to the Plus tier",
-        script=[who(c), "Yes, Plus please.", "Thanks."],
+        reacts={"agree": "Yes, Plus please."},
         facts={"name": name(c)},
         patch=tier(c, "premium"),
         golden=[

@@ -14,7 +14,6 @@ from ._build import (
     no_refund,
     pct,
     tier,
-    who,
 )
 
 
@@ -39,7 +38,7 @@ def build(tasks: TaskSet) -> None:
             description=f"{code} is eligible on the unshipped order: apply it ({discount} off).",
             opening=f"I forgot to use my code {code} on my order. Can you add it?",
             goal=f"Get the {code} discount on the order",
-            script=[who(c, o), "Yes please.", "Thanks!"],
+            reacts={"agree": "Yes please."},
             facts={"code": code},
             patch=tier(c, level) if level else None,
             golden=[
@@ -77,7 +76,7 @@ def build(tasks: TaskSet) -> None:
             description=f"{why} No change.",
             opening=f"Please apply the code {code} to my order.",
             goal=f"Get the {code} discount",
-            script=[who(c, o), "Are you sure it doesn't work?", "Okay."],
+            reacts={"pushback": 1, "push": "Are you sure it doesn't work?", "accept": "Okay."},
             facts={"code": code},
             patch=merge(tier(c, BY_ID["memberships"][c]["tier"]), patch or {}),
             golden=[*ident(c, o), call("validate_promotion", code=code, order_id=o)],
@@ -99,7 +98,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I had the FALL15 code but forgot to enter it. My order already shipped.",
         goal="Get the FALL15 discount somehow",
-        script=[who(c, o), "Store credit is fine.", "Thanks."],
+        reacts={"alternative": True, "agree": "Store credit is fine."},
         facts={"code": "FALL15"},
         golden=[
             *ident(c, o),
@@ -124,7 +123,7 @@ def build(tasks: TaskSet) -> None:
         description="Placed 15 days ago (limit 14) with FALL15 unused: no adjustment.",
         opening="I forgot to use FALL15 on an order a couple of weeks ago. Can I still get it?",
         goal="Get the FALL15 discount after the fact",
-        script=[who(c, o), "It was only a bit over two weeks...", "Okay."],
+        reacts={"pushback": 1, "push": "It was only a bit over two weeks...", "accept": "Okay."},
         facts={"code": "FALL15"},
         golden=[*ident(c, o), call("validate_promotion", code="FALL15", order_id=o)],
         invariants=no_compensation(c, o),

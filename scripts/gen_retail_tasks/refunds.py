@@ -17,7 +17,6 @@ from ._build import (
     pct,
     ticket,
     tier,
-    who,
 )
 
 
@@ -114,11 +113,7 @@ def build(tasks: TaskSet) -> None:
                 "some money back."
             ),
             goal="Get a partial refund for the scratched item, keeping it",
-            script=[
-                who(c, o),
-                f"Yes, I'm keeping it. It's {units} unit(s) that are scratched.",
-                "Okay, thanks.",
-            ],
+            facts={"quantity": {"value": units, "say": "It's {value} unit(s) that are scratched."}},
             patch=patch,
             golden=golden,
             invariants=invariants,

@@ -16,7 +16,6 @@ from ._build import (
     no_refund,
     tier,
     ts,
-    who,
 )
 
 
@@ -54,7 +53,7 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"I want to return the {pname} from my order; it {problem}.",
             goal="Return the item for a refund",
-            script=[who(c, o), f"Just the {pname}, {qty} unit(s).", "Thanks."],
+            facts={"item": pname, "quantity": qty},
             patch=merge(delivered(o, days), tier(c, level)),
             golden=[
                 *ident(c, o),
@@ -84,7 +83,7 @@ def build(tasks: TaskSet) -> None:
         description="Premium, 55 days (window 60), no_longer_needed: open the RMA only.",
         opening="I'd like to return the rain jacket I bought, I never wore it.",
         goal="Return the jacket",
-        script=[who(c, o), "I just don't need it anymore.", "Okay, thanks."],
+        facts={"reason": "I just don't need it anymore."},
         patch=delivered(o, 55),
         golden=[
             *ident(c, o),
@@ -118,7 +117,7 @@ def build(tasks: TaskSet) -> None:
             description=desc,
             opening=f"I want to return my order, {reason_text}.",
             goal="Return the order for a refund",
-            script=[who(c, o), "Are you sure? Okay then.", "Bye."],
+            reacts={"pushback": 1, "push": "Are you sure?", "accept": "Okay then. Bye."},
             patch=merge(delivered(o, days), tier(c, level)),
             golden=[*ident(c, o)],
             invariants=[no_refund(o)],
@@ -140,7 +139,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="What's happening with my return? I sent the request a few days ago.",
         goal="Know the status of the return",
-        script=[who(c, o) + " The return is RMA-00100.", "That's disappointing. Okay.", "Bye."],
+        reacts={"accept": "That's disappointing. Okay. Bye."},
         facts={"rma_id": "RMA-00100"},
         patch=merge(
             delivered(o, 20),

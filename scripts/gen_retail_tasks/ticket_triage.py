@@ -12,7 +12,6 @@ from ._build import (
     merge,
     no_refund,
     ticket,
-    who,
 )
 
 
@@ -31,7 +30,7 @@ def build(tasks: TaskSet) -> None:
             "Can you pause it until I'm back?"
         ),
         goal="Pause the ticket until they return",
-        script=[who(c, o) + " It's ticket 8.", "Yes, just pause it.", "Thanks."],
+        reacts={"agree": "Yes, just pause it."},
         facts={"ticket_id": "8"},
         patch=ticket("8", c, o, "product", "Rain jacket zipper question"),
         golden=[
@@ -49,7 +48,7 @@ def build(tasks: TaskSet) -> None:
         description="The customer found the package at a neighbour's: set ticket 2 solved.",
         opening="Good news, the package I reported missing was at my neighbour's the whole time.",
         goal="Let the store know the problem is resolved",
-        script=[who(c, o) + " It's ticket 2.", "No, nothing else needed.", "Thanks."],
+        reacts={"thanks": "No, nothing else needed. Thanks."},
         facts={"ticket_id": "2"},
         patch=ticket("2", c, o, "shipping", "Package marked delivered but not received"),
         golden=[
@@ -67,7 +66,7 @@ def build(tasks: TaskSet) -> None:
         description="The customer asks to 'close' ticket 7: agents set solved, never closed.",
         opening="Please close my ticket 7, the drone works fine now.",
         goal="Close the ticket",
-        script=[who(c, o), "Yes, we're done with it.", "Thanks."],
+        reacts={"agree": "Yes, we're done with it."},
         facts={"ticket_id": "7"},
         patch=ticket("7", c, o, "product", "Drone will not pair"),
         golden=[
@@ -90,7 +89,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="One of the drones I got arrived with a snapped propeller arm. I want a new one.",
         goal="Get a replacement for the damaged drone, not a refund",
-        script=[who(c, o), "A replacement please, no refund.", "Thanks."],
+        facts={"choice": "A replacement please, no refund."},
         patch=merge(delivered(o, 3), ticket("107", c, o, "shipping", "Drone arrived damaged")),
         golden=[
             *ident(c, o),
@@ -118,11 +117,10 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="My Bluetooth speaker threw sparks when I plugged it in to charge!",
         goal="Get the safety problem looked at by someone technical",
-        script=[
-            who(c, o),
-            "I don't want a replacement yet, I just want someone technical to look into it.",
-            "Thanks.",
-        ],
+        facts={
+            "choice": "I don't want a replacement yet, I just want someone technical to look "
+            "into it."
+        },
         patch=ticket("109", c, o, "product", "Speaker problem"),
         golden=[
             *ident(c, o),
@@ -153,7 +151,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="There's an order on my account I never placed. I think someone used my card.",
         goal="Have the suspicious order investigated",
-        script=[who(c, o), "No, I definitely didn't order a beanie and a coffee set.", "Thanks."],
+        facts={"owner": "No, I definitely didn't order a beanie and a coffee set."},
         golden=[
             *ident(c, o),
             call("list_customer_tickets", customer_id=c),

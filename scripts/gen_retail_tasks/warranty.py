@@ -21,7 +21,6 @@ from ._build import (
     inv,
     merge,
     ticket,
-    who,
 )
 
 
@@ -74,7 +73,7 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"My {pname} {problem}. It should still be under warranty.",
             goal="Get the product fixed or replaced under warranty",
-            script=[who(c, o), f"Yes, it's the {pname}.", "Thank you."],
+            facts={"item": pname},
             patch=patch,
             golden=[
                 *ident(c, o),
@@ -107,7 +106,8 @@ def build(tasks: TaskSet) -> None:
         description="Standard plan, screen issue: not covered. No claim.",
         opening="The screen on my tablet cracked. Can I get it fixed under warranty?",
         goal="Get the cracked screen fixed for free",
-        script=[who(c, o), "It's the Nimbus Tablet.", "Okay."],
+        facts={"item": "Nimbus Tablet"},
+        reacts={"accept": "Okay."},
         patch={"warranties": [{"id": w["id"], "plan": "standard"}]},
         golden=[
             *ident(c, o),
@@ -176,7 +176,7 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"My {pname} stopped working. Is it still covered?",
             goal="Get the product repaired under warranty",
-            script=[who(c, o), "It just stopped working, a defect.", "Okay, thanks."],
+            facts={"problem": "It just stopped working, a defect."},
             patch=patch,
             golden=golden,
             invariants=invariants,
@@ -208,7 +208,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="My air purifier started smelling like something is burning! I unplugged it.",
         goal="Get the unsafe purifier replaced",
-        script=[who(c, o), "Yes, please replace it under warranty.", "Thanks."],
+        reacts={"agree": "Yes, please replace it under warranty."},
         patch=patch,
         golden=[
             *ident(c, o),

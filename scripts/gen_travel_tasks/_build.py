@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from scripts._task_files import write_families
+from scripts._user_specs import behaviour, fact, user_facts
 
 from statebox.domains.travel.seed import SEED_DATE, seed_rows
 from statebox.domains.travel.tools._fees import cancellation_fee, change_fee
@@ -238,11 +239,6 @@ def name(customer_id: str) -> str:
     return f"{c['first_name']} {c['last_name']}"
 
 
-def who(customer_id: str) -> str:
-    """The scripted identity line."""
-    return f"My email is {email(customer_id)}."
-
-
 def where(bk: str) -> str:
     """How a customer names a booking (route or hotel city)."""
     b = BOOKINGS[bk]
@@ -255,6 +251,120 @@ def where(bk: str) -> str:
 def usd(amount: float) -> str:
     """Dollars as text."""
     return f"${amount:,.2f}"
+
+
+# ----------------------------------------------------------------------------- user facts
+
+FACTS: Final[Mapping[str, Row]] = {
+    "email": fact("email", "e-mail", label="email"),
+    "corporate_account_id": fact(
+        "account id",
+        "account number",
+        "corporate account",
+        "company account",
+        label="corporate account",
+        say="Our account is {value}.",
+    ),
+    "reference": fact(
+        "booking reference", "reference", "confirmation code", label="booking reference"
+    ),
+    "last_name": fact("last name", "surname", label="last name", say="The last name is {value}."),
+    "correct_name": fact(
+        "correct name",
+        "should it read",
+        "name should",
+        "right name",
+        "correct spelling",
+        label="correct name",
+        say="It should read {value}.",
+    ),
+    "new_date": fact(
+        "new date",
+        "which date",
+        "what date",
+        "when would you like",
+        label="new date",
+        say="I'd like the new date to be {value}.",
+    ),
+    "new_phone": fact(
+        "new phone",
+        "new number",
+        "phone number",
+        label="new number",
+        say="The new number is {value}.",
+    ),
+    "new_email": fact(
+        "new email",
+        "new address",
+        "new email address",
+        label="new email",
+        say="The new address is {value}.",
+    ),
+    "charged_amount": fact(
+        "how much was the second charge",
+        "how much",
+        "amount",
+        "second charge",
+        "charged",
+        label="second charge",
+        say="The second charge was {value}.",
+    ),
+    "requested_amount": fact(
+        "how much would you like back",
+        "how much",
+        "amount",
+        "what would you",
+        label="amount",
+        say="I think {value} back is fair.",
+    ),
+    "requested_credit": fact(
+        "how much credit would you like",
+        "how much",
+        "amount",
+        "credit of",
+        label="credit",
+        say="I'd like a credit of {value}.",
+    ),
+    "partner_name": fact(
+        "whose account is it", "his name", "whose account", "name of", "who is", say="{value}"
+    ),
+    "booking_owner": fact(
+        "whose booking is it",
+        "whose booking",
+        "is this your booking",
+        "your own booking",
+        "belong to you",
+        say="{value}",
+    ),
+    "relationship": fact(
+        "who are you", "are you the", "calling for", "relationship", say="{value}"
+    ),
+    "when": fact("when did it happen", "when", "how long ago", "date of", say="{value}"),
+    "request": fact(
+        "should I approve or decline it",
+        "approve or decline",
+        "approve it",
+        "decline it",
+        "what would you like",
+        say="{value}",
+    ),
+}
+"""Every travel fact: the phrases an agent may ask for it with, and the user's words."""
+
+CHANGED_FROM: Final[Mapping[str, str]] = {
+    "cancel-flight": "Hi, I'd like to move my flight to another date.",
+    "cancel-hotel": "Hi, I'd like to move my hotel stay to other dates.",
+    "change-dates": "Hi, I think I need to cancel one of my bookings.",
+    "corporate-approval": "Hi, I'd like to make a new business booking for an employee.",
+    "crm-profile": "Hi, I'd like to close my account with you.",
+    "hotel-escalations": "Hi, I'd like to cancel my hotel stay.",
+    "hotel-requests": "Hi, I'd like to change the dates of my hotel stay.",
+    "loyalty": "Hi, I'd like to use my loyalty points for a booking.",
+    "name-correction": "Hi, I'd like to add a second traveller to my booking.",
+    "refunds": "Hi, I'd like to cancel one of my bookings.",
+    "ticket-triage": "Hi, I'd like to open a new complaint.",
+}
+"""The related request a changes-goal user opens with, per family."""
 
 
 # ----------------------------------------------------------------------------- tasks
@@ -298,9 +408,10 @@ class TaskSet:
         description: str,
         opening: str,
         goal: str,
-        script: list[str],
         golden: list[Row],
         facts: Row | None = None,
+        info: Row | None = None,
+        reacts: Row | None = None,
         patch: Patch | None = None,
         delete: Patch | None = None,
         invariants: list[Row] | None = None,
@@ -316,8 +427,9 @@ class TaskSet:
     ) -> None:
         """Append one task to its family.
 
-        ``facts`` beyond the email make the task a ``user-fact`` task; every such fact
-        must appear in the script. ``read_only`` or ``refusal`` tag it ``refusal``.
+        ``facts`` beyond the email make the task a ``user-fact`` task (none may be in the
+        opening); ``info`` are facts the user holds that do not decide the outcome;
+        ``reacts`` the `behaviour` keys. ``read_only`` or ``refusal`` tag it ``refusal``.
         ``text`` are checks on the text the agent writes (`says`); ``reply`` the facts the
         agent's replies must (not) carry, said by the ``reference`` reply.
         """
@@ -328,15 +440,15 @@ class TaskSet:
         for row in patch.get("loyalty_accounts", []):
             if row["customer_id"] == customer and "tier" in row:
                 level = row["tier"]
-        user_facts: Row = {"email": user_email or email(customer)}
+        values: Row = {"email": user_email or email(customer)}
         tag_set = set(tags or [])
         if facts:
-            said = "\n".join(script)
             for key, value in facts.items():
-                assert str(value) in said, f"{task_id}: fact {key} not in the script"
-                assert str(value) not in opening, f"{task_id}: fact {key} in the opening"
-            user_facts.update(facts)
+                v = value["value"] if isinstance(value, dict) else value
+                assert str(v) not in opening, f"{task_id}: fact {key} in the opening"
+            values.update(facts)
             tag_set.add("user-fact")
+        values.update(info or {})
         if read_only or refusal:
             tag_set.add("refusal")
         initial: Row = dict(patch)
@@ -354,10 +466,12 @@ class TaskSet:
         task["user"] = {
             "opening": opening,
             "persona": persona or f"{name(customer)}, {TIER_NAME[level]} member",
-            "facts": user_facts,
+            "facts": user_facts(FACTS, values, task_id),
             "goal": goal,
-            "script": script,
         }
+        conduct = behaviour(**{"changed_from": CHANGED_FROM[family], **(reacts or {})})
+        if conduct:
+            task["user"]["behaviour"] = conduct
         task["golden"] = golden
         checks: Row = {}
         if invariants:

@@ -27,7 +27,6 @@ from ._build import (
     ts,
     usd,
     where,
-    who,
 )
 
 _FLIGHTS = Picker("flight")
@@ -68,7 +67,10 @@ def _cancel(
     refund = round(total - fee, 2)
     if accept:
         golden = [*reads, call("cancel_booking", booking_id=bk, reason=reason, fee=fee)]
-        script = [who(c), "Yes, I understand the fee. Please cancel it.", "Thank you, that's all."]
+        reacts = {
+            "agree": "Yes, I understand the fee. Please cancel it.",
+            "thanks": "Thank you, that's all.",
+        }
         invariants = [
             status_is(bk, "cancelled"),
             inv(f"select cancel_fee from bookings where id = '{bk}'", fee, f"fee {usd(fee)} kept"),
@@ -84,11 +86,11 @@ def _cancel(
         ]
     else:
         golden = reads
-        script = [
-            who(c),
-            "No, I won't pay that fee. Please leave the booking as it is.",
-            "Goodbye.",
-        ]
+        reacts = {
+            "confirm": False,
+            "decline": "No, I won't pay that fee. Please leave the booking as it is.",
+            "thanks": "Goodbye.",
+        }
         invariants = [status_is(bk, "confirmed"), refunds_on(bk, 0)]
         reference = (
             f"Under your {plan.replace('_', ' ')} terms the cancellation fee would be {usd(fee)}, "
@@ -111,7 +113,7 @@ def _cancel(
         ),
         opening=opening,
         goal="Cancel the booking" + (" at the lowest fee possible" if waive else ""),
-        script=script,
+        reacts=reacts,
         golden=golden,
         patch=patch,
         invariants=invariants,
@@ -132,7 +134,7 @@ def _started(tasks: TaskSet, family: str, bk: str, plan: str) -> None:
         description="The booking started yesterday: it cannot be cancelled. No change.",
         opening=f"Please cancel my {where(bk)}, I couldn't make it.",
         goal="Cancel the booking and get money back",
-        script=[who(c), "So nothing can be done? Okay.", "Bye."],
+        reacts={"accept": "So nothing can be done? Okay. Bye."},
         golden=ident(c, bk),
         patch=patch,
         invariants=[status_is(bk, "confirmed"), refunds_on(bk, 0)],
@@ -223,7 +225,7 @@ def _duplicate(tasks: TaskSet, f: str, bk: str) -> None:
         ),
         opening=f"I think I booked my {where(bk)} twice by mistake. Can you fix that?",
         goal="Keep one booking and get the duplicate refunded",
-        script=[who(c), "Yes, please cancel the extra one.", "Thanks!"],
+        reacts={"agree": "Yes, please cancel the extra one."},
         golden=[
             *ident(c, bk),
             call("get_booking", booking_id=dup),
@@ -298,12 +300,7 @@ def change_dates(tasks: TaskSet) -> None:
         if level == "platinum" and allowed:
             variant = "platinum"
         start = day(days).isoformat()
-        script = [
-            who(c),
-            f"I'd like the new date to be {new}.",
-            "Yes, go ahead." if allowed else "I see. Then leave it as it is.",
-            "Thanks.",
-        ]
+        reacts = {} if allowed else {"accept": "I see. Then leave it as it is. Thanks."}
         if allowed:
             tasks.add(
                 f,
@@ -314,7 +311,6 @@ def change_dates(tasks: TaskSet) -> None:
                 ),
                 opening=f"I need to move my {where(bk)} that starts on {start} to another date.",
                 goal="Move the booking to the new date",
-                script=script,
                 facts={"new_date": new},
                 golden=[
                     *reads,
@@ -338,7 +334,8 @@ def change_dates(tasks: TaskSet) -> None:
                 description=f"{kind} {plan}, {days} days out: not changeable. No change.",
                 opening=f"I need to move my {where(bk)} that starts on {start} to another date.",
                 goal="Move the booking to the new date",
-                script=script,
+                info={"new_date": new},
+                reacts=reacts,
                 golden=reads,
                 patch=patch,
                 invariants=[
@@ -412,12 +409,7 @@ def name_correction(tasks: TaskSet) -> None:
         )
         ref = str(BOOKINGS[bk]["reference"])
         target = f"{target_first} {target_last}"
-        script = [
-            f"The reference is {ref} and the last name on it is {last}.",
-            f"It should read {target}.",
-            "Yes, please." if ok else "Oh well, I understand.",
-            "Thanks.",
-        ]
+        reacts = {"agree": "Yes, please."} if ok else {"accept": "Oh well, I understand. Thanks."}
         reads = [
             call("validate_booking_reference", reference=ref, last_name=last),
             call("get_booking", booking_id=bk),
@@ -435,8 +427,8 @@ def name_correction(tasks: TaskSet) -> None:
                 ),
                 opening="There's a mistake in the traveller's name on my booking. Can you fix it?",
                 goal=f"Have the name read {target}",
-                script=script,
                 facts={"reference": ref, "last_name": last, "correct_name": target},
+                reacts=reacts,
                 golden=[
                     *reads,
                     call(
@@ -466,8 +458,8 @@ def name_correction(tasks: TaskSet) -> None:
                 ),
                 opening="There's a mistake in the traveller's name on my booking. Can you fix it?",
                 goal=f"Have the name read {target}",
-                script=script,
                 facts={"reference": ref, "last_name": last, "correct_name": target},
+                reacts=reacts,
                 golden=reads,
                 patch=patch,
                 invariants=[

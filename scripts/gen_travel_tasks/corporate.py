@@ -18,7 +18,6 @@ from ._build import (
     trip,
     usd,
     where,
-    who,
 )
 
 _FLIGHTS = Picker("flight", skip=3)
@@ -81,15 +80,14 @@ def build(tasks: TaskSet) -> None:
             golden.append(call("reject_corporate_booking", booking_id=bk, reason=decision))
             end = "rejected"
         policy_reject = decision not in ("approve", "manager_declined")
-        script = [
-            f"I'm the travel manager, {manager}. Our account is {corp}.",
-            (
-                "Please approve it."
-                if ask == "approve"
-                else "We've decided not to send anyone on that trip. Please decline it."
-            ),
-            "Understood, thanks." if policy_reject else "Great, thanks.",
-        ]
+        request = (
+            "Please approve it."
+            if ask == "approve"
+            else "We've decided not to send anyone on that trip. Please decline it."
+        )
+        reacts = {"thanks": "Understood, thanks." if policy_reject else "Great, thanks."}
+        if policy_reject:
+            reacts["accept"] = "Understood, thanks."
         tasks.add(
             f,
             decision.replace("_", "-"),
@@ -105,8 +103,9 @@ def build(tasks: TaskSet) -> None:
                 f"the {where(bk)}. Can you process it?"
             ),
             goal=f"{'Approve' if ask == 'approve' else 'Decline'} the pending booking",
-            script=script,
             facts={"corporate_account_id": corp},
+            info={"request": request},
+            reacts=reacts,
             golden=golden,
             patch=patch,
             invariants=[
@@ -145,7 +144,11 @@ def build(tasks: TaskSet) -> None:
         description="The traveller asks to approve their own pending booking: refuse. No change.",
         opening=f"My {where(bk)} is stuck waiting for approval. Can you approve it for me?",
         goal="Get the booking approved",
-        script=[who(c), "My manager is on holiday, can't you just approve it?", "Fine."],
+        reacts={
+            "pushback": 1,
+            "push": "My manager is on holiday, can't you just approve it?",
+            "accept": "Fine.",
+        },
         golden=ident(c, bk),
         patch=patch,
         invariants=[status_is(bk, "pending_approval")],
@@ -176,7 +179,7 @@ def build(tasks: TaskSet) -> None:
             "I opened a ticket because my business trip booking is still pending. What's going on?"
         ),
         goal="Get the booking confirmed",
-        script=[who(c), "Okay, I'll remind my manager.", "Thanks."],
+        reacts={"accept": "Okay, I'll remind my manager. Thanks."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),

@@ -15,7 +15,6 @@ from ._build import (
     owner,
     says,
     trip,
-    who,
 )
 
 _HOTELS = Picker("hotel", skip=23)
@@ -36,7 +35,6 @@ def build(tasks: TaskSet) -> None:
             description="Phone change: update it and log a contact_change note.",
             opening="I have a new phone number, please update my profile.",
             goal="Update the phone number",
-            script=[who(c), f"The new number is {phone}.", "Thanks."],
             facts={"new_phone": phone},
             golden=[
                 *ident(c),
@@ -77,13 +75,8 @@ def build(tasks: TaskSet) -> None:
             ),
             opening="I'm changing email providers. Can you update the email on my account?",
             goal="Update the email address",
-            script=[
-                who(c),
-                f"My booking reference is {ref}, last name {cust['last_name']}.",
-                f"The new address is {new}.",
-                "Thanks.",
-            ],
             facts={"reference": ref, "new_email": new},
+            info={"last_name": str(cust["last_name"])},
             golden=[
                 *ident(c),
                 call("validate_booking_reference", reference=ref, last_name=str(cust["last_name"])),
@@ -110,11 +103,10 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="Please change the email on my account to a new one.",
         goal="Update the email address",
-        script=[
-            who(c),
-            "I don't have any booking reference handy, sorry.",
-            "Okay, I'll find one later.",
-        ],
+        reacts={
+            "unknown": "I don't have any booking reference handy, sorry.",
+            "accept": "Okay, I'll find one later.",
+        },
         golden=ident(c),
         invariants=[inv(f"select email from customers where id = '{c}'", email(c), "email kept")],
         read_only=True,
@@ -146,12 +138,8 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="Please change my account email to a new one.",
         goal="Update the email address",
-        script=[
-            who(c),
-            f"Here's a booking reference: {ref}, last name {last}.",
-            "It's my friend's booking, does that matter?",
-        ],
         facts={"reference": ref, "last_name": last},
+        info={"booking_owner": "It's my friend's booking, does that matter?"},
         golden=[*ident(c), call("validate_booking_reference", reference=ref, last_name=last)],
         patch=trip(other_bk, 15),
         invariants=[inv(f"select email from customers where id = '{c}'", email(c), "email kept")],
@@ -183,7 +171,7 @@ def build(tasks: TaskSet) -> None:
             description=f"Log a {category} note on the profile.",
             opening=opening,
             goal="Have it recorded on the profile",
-            script=[who(c), "Yes, thanks.", "Bye."],
+            reacts={"agree": "Yes, thanks.", "thanks": "Bye."},
             golden=[
                 *ident(c),
                 call("add_customer_note", customer_id=c, category=category, body=body),
@@ -210,11 +198,8 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I need to update my husband's phone number on his travel account.",
         goal="Change the partner's phone number",
-        script=[
-            who(c),
-            f"His name is {name(partner)}; he's busy, so I'm calling for him.",
-            "Fine, he'll call.",
-        ],
+        info={"partner_name": f"His name is {name(partner)}; he's busy, so I'm calling for him."},
+        reacts={"accept": "Fine, he'll call."},
         golden=ident(c),
         invariants=[
             inv(

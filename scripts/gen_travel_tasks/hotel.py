@@ -20,7 +20,6 @@ from ._build import (
     ts,
     usd,
     where,
-    who,
 )
 
 _HOTELS = Picker("hotel", skip=11)
@@ -78,7 +77,7 @@ def requests(tasks: TaskSet) -> None:
             description=f"{level} member asks {kind}: send it with complimentary={comp}.",
             opening=f"I have a {where(bk)} coming up. {_ASK[kind]}",
             goal="Have the request passed to the hotel",
-            script=[who(c), "Yes, please send it.", "Thanks!"],
+            reacts={"agree": "Yes, please send it."},
             golden=[
                 *ident(c, bk),
                 call(
@@ -123,7 +122,7 @@ def requests(tasks: TaskSet) -> None:
         description="The stay is cancelled: no request can be sent. No change.",
         opening=f"For my {where(bk)}: {_ASK['quiet_room']}",
         goal="Have the request passed to the hotel",
-        script=[who(c), "Oh right, I cancelled that. Never mind.", "Bye."],
+        reacts={"accept": "Oh right, I cancelled that. Never mind. Bye."},
         golden=ident(c, bk),
         patch=patch,
         invariants=[
@@ -232,7 +231,7 @@ def escalations(tasks: TaskSet) -> None:
             ),
             opening=f"{opening} It's my {where(bk)}.",
             goal="Have the hotel fix the problem",
-            script=[who(c), "Yes, please escalate it.", "Thank you."],
+            reacts={"agree": "Yes, please escalate it.", "thanks": "Thank you."},
             golden=golden,
             patch=patch,
             invariants=invariants,
@@ -260,7 +259,8 @@ def escalations(tasks: TaskSet) -> None:
         ),
         opening=f"The hotel overcharged me on my {where(bk)} a while ago.",
         goal="Have the hotel refund the overcharge",
-        script=[who(c), "It was a couple of months ago, yes.", "Alright."],
+        info={"when": "It was a couple of months ago, yes."},
+        reacts={"accept": "Alright."},
         golden=ident(c, bk),
         patch=patch,
         invariants=[
@@ -299,7 +299,7 @@ def escalations(tasks: TaskSet) -> None:
             f"at the desk is doing anything."
         ),
         goal="Get the hotel to act on the safety problem",
-        script=[who(c), "Yes, please, urgently.", "Thank you."],
+        reacts={"agree": "Yes, please, urgently.", "thanks": "Thank you."},
         golden=[
             *ident(c, bk),
             call(
@@ -352,7 +352,7 @@ def escalations(tasks: TaskSet) -> None:
             "I have a ticket open because the hotel told me they're downgrading my room. Any news?"
         ),
         goal="Have the hotel honour the booked room",
-        script=[who(c), "Yes, please push the hotel.", "Thanks."],
+        reacts={"agree": "Yes, please push the hotel."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),

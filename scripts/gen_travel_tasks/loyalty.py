@@ -22,7 +22,6 @@ from ._build import (
     trip,
     ts,
     where,
-    who,
 )
 
 _HOTELS = Picker("hotel", skip=17)
@@ -95,7 +94,9 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"I never got my loyalty points for my {where(bk)}.",
             goal="Get the missing points credited",
-            script=[who(c), "Yes, that's the one." if ok else "Oh. Okay then.", "Thanks."],
+            reacts={"agree": "Yes, that's the one."}
+            if ok
+            else {"accept": "Oh. Okay then. Thanks."},
             golden=[
                 *reads,
                 call(
@@ -169,7 +170,9 @@ def build(tasks: TaskSet) -> None:
             ),
             opening="I think I've stayed enough nights this year for a higher loyalty tier.",
             goal="Get the higher tier",
-            script=[who(c), "Great, thanks!" if new else "Ah, I'll keep travelling then.", "Bye."],
+            reacts={"thanks": "Great, thanks! Bye."}
+            if new
+            else {"accept": "Ah, I'll keep travelling then. Bye."},
             golden=[*reads, call("update_loyalty_tier", customer_id=c, tier=new)] if new else reads,
             patch=patch,
             invariants=[

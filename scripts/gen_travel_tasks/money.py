@@ -20,7 +20,6 @@ from ._build import (
     ts,
     usd,
     where,
-    who,
 )
 
 _FLIGHTS = Picker("flight", skip=7)
@@ -113,7 +112,7 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"I was charged twice for my {where(bk)}!",
             goal="Get the double charge refunded",
-            script=[who(c), f"The second charge was {usd(stated)}.", "Okay, thanks.", "Bye."],
+            reacts={"thanks": "Okay, thanks. Bye.", "accept": "Okay, thanks. Bye."},
             facts={"charged_amount": usd(stated)},
             golden=golden,
             patch=patch,
@@ -185,7 +184,7 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"My {where(bk)} was a disaster and I want part of my money back.",
             goal="Get a refund for the poor service",
-            script=[who(c), f"I think {usd(amount)} back is fair.", "Alright.", "Thanks."],
+            reacts={"agree": "Alright.", "accept": "Alright. Thanks."},
             facts={"requested_amount": usd(amount)},
             golden=golden,
             patch=patch,
@@ -226,12 +225,9 @@ def build(tasks: TaskSet) -> None:
             ),
             opening=f"The service on my {where(bk)} was poor. I'd take a travel credit for it.",
             goal="Get a travel credit",
-            script=[
-                who(c),
-                f"I'd like a credit of {usd(asked)}.",
-                f"Okay, {usd(granted)} is fine then." if capped else "Great.",
-                "Thanks.",
-            ],
+            reacts={"agree": f"Okay, {usd(granted)} is fine then.", "alternative": True}
+            if capped
+            else {"agree": "Great."},
             facts={"requested_credit": usd(asked)},
             golden=[
                 *ident(c, bk),
@@ -274,7 +270,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I cancelled my flight and you kept $150. I want that back.",
         goal="Get the cancellation fee refunded",
-        script=[who(c), "That's unfair, but fine.", "Bye."],
+        reacts={"accept": "That's unfair, but fine. Bye."},
         golden=ident(c, bk),
         patch=patch,
         invariants=[refunds_on(bk, 0)],

@@ -26,7 +26,6 @@ from ._build import (
     trip,
     usd,
     where,
-    who,
 )
 
 _FLIGHTS = Picker("flight", skip=29)
@@ -65,7 +64,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I sent a ticket asking to cancel my flight. Can you take care of it?",
         goal="Cancel the flight",
-        script=[who(c), "Yes, cancel it please.", "Thanks."],
+        reacts={"agree": "Yes, cancel it please."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),
@@ -96,7 +95,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I'm sick and can't fly. My ticket asks you to cancel without a fee.",
         goal="Cancel without a fee",
-        script=[who(c), "If there's a fee, don't cancel.", "Okay."],
+        reacts={"confirm": False, "decline": "If there's a fee, don't cancel.", "accept": "Okay."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),
@@ -132,8 +131,8 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="My ticket about the broken air conditioning hasn't been answered.",
         goal="Get a refund",
-        script=[who(c), "I want $420.00 back.", "Okay, I'll wait."],
-        facts={"requested_amount": "$420.00"},
+        facts={"requested_amount": {"value": "$420.00", "say": "I want {value} back."}},
+        reacts={"accept": "Okay, I'll wait.", "thanks": "Okay, I'll wait."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),
@@ -162,7 +161,7 @@ def build(tasks: TaskSet) -> None:
             "My ticket about the broken door lock at my hotel is still open and I don't feel safe."
         ),
         goal="Get the lock fixed now",
-        script=[who(c), "Please hurry.", "Thanks."],
+        reacts={"agree": "Please hurry."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),
@@ -202,8 +201,8 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I opened a ticket to move my flight. Can you do it now?",
         goal="Move the flight",
-        script=[who(c), f"The new date is {new}.", "Yes, the $75 is fine.", "Thanks."],
-        facts={"new_date": new},
+        facts={"new_date": {"value": new, "say": "The new date is {value}."}},
+        reacts={"agree": "Yes, the $75 is fine."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),
@@ -235,7 +234,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening=f"I have a ticket open about missing points for my {where(bk)}.",
         goal="Get the points",
-        script=[who(c), "Thanks a lot.", "Bye."],
+        reacts={"thanks": "Thanks a lot. Bye."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),
@@ -267,7 +266,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="My ticket asks for some bonus points as a loyal customer.",
         goal="Get bonus points",
-        script=[who(c), "Too bad.", "Bye."],
+        reacts={"accept": "Too bad. Bye."},
         golden=[
             *ident(c),
             call("list_customer_tickets", customer_id=c),
@@ -303,7 +302,7 @@ def build(tasks: TaskSet) -> None:
         description="The customer says their open ticket's question is answered: solve it.",
         opening="You can close my open ticket about the seat map, I found the answer.",
         goal="Close the ticket",
-        script=[who(c), "Yes, close it.", "Thanks."],
+        reacts={"agree": "Yes, close it."},
         golden=[
             *ident(c),
             call("list_customer_tickets", customer_id=c),
@@ -327,7 +326,7 @@ def build(tasks: TaskSet) -> None:
         ),
         opening="I opened a ticket from the lobby: the hotel says it's full tonight!",
         goal="Get a room and compensation",
-        script=[who(c), "Please do.", "Thank you."],
+        reacts={"agree": "Please do.", "thanks": "Thank you."},
         golden=[
             *ident(c, bk),
             call("list_customer_tickets", customer_id=c),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, SecretStr
 from pydantic_settings import (
@@ -52,8 +52,13 @@ class Settings(BaseSettings):
     max_turns: int = Field(30, ge=1)
     """Agent messages to the user per episode."""
     user: str | None = None
-    """Simulated user: ``scripted``, ``human``, ``openai:MODEL`` or ``anthropic:MODEL``
-    (None: the models file's user model if it has one, else ``scripted``)."""
+    """Simulated user: ``rule``, ``human``, ``openai:MODEL`` or ``anthropic:MODEL``
+    (None: the models file's user model if it has one, else ``rule``; ``scripted`` is
+    an old name of ``rule``)."""
+    user_behaviour: Literal[
+        "cooperative", "misremembers", "changes-goal", "impatient", "uncooperative"
+    ] = "cooperative"
+    """How the simulated user plays its spec (rule-based and LLM users alike)."""
     judge: str | None = None
     """Rubric judge model (``openai:MODEL`` or ``anthropic:MODEL``; None: the models
     file's judge if it has one, else rubric checks are skipped and reported)."""

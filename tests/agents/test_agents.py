@@ -180,6 +180,9 @@ def test_fault_agent_id_hashes_its_rates() -> None:
         "wrong_value": 0.08,
         "extra_write": 0.05,
         "stop_early": 0.03,
+        "trust_user": 0.2,
+        "repeat_ask": 0.2,
+        "no_follow_up": 0.2,
     }
 
 

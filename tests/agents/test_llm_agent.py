@@ -122,7 +122,7 @@ def test_malformed_json_and_unknown_tool_return_errors_to_the_model(
 def test_text_without_marker_is_a_message_to_the_user(toy_domain: Domain, task: Task) -> None:
     script = Script(
         [
-            Reply(text="Which account is yours?"),
+            Reply(text="What is your account number?"),
             Reply(calls=(call("transfer", src="A1", dst="A2", amount=40),)),
             Reply(text="Done. <DONE>"),
         ]
@@ -130,7 +130,12 @@ def test_text_without_marker_is_a_message_to_the_user(toy_domain: Domain, task: 
     played, _ = _play(toy_domain, task, script)
     kinds = [e.kind for e in played.transcript]
     assert kinds == ["user_message", "agent_message", "user_message", "tool_call", "end"]
-    assert script.seen[1].messages[-1] == {"role": "user", "text": "Thanks.", "calls": 0}
+    # The rule user answers what was asked (its account id fact, by a default phrase).
+    assert script.seen[1].messages[-1] == {
+        "role": "user",
+        "text": "My account id is A1.",
+        "calls": 0,
+    }
     assert played.verdict.passed
 
 

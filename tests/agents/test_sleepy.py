@@ -41,7 +41,8 @@ def test_sleepy_passes_like_the_oracle_and_meters_one_call_per_action(
     records = read_results(results_dir)
     assert len(records) == 6
     assert all(r.status == "passed" for r in records)
-    golden = {t.id: len(t.golden) + 1 for t in toy_tasks}  # each golden call, then End
+    # One question for the facts (every toy task has some), each golden call, then End.
+    golden = {t.id: 1 + len(t.golden) + 1 for t in toy_tasks}
     for r in records:
         assert r.usage["agent"].calls == golden[r.task_id]
         assert {c.model for c in r.model_calls} == {"sleepy:sleepy"}

@@ -328,6 +328,9 @@ def test_show_prints_transcript_and_effect_diff(cli: CliRunner, tmp_path: Path) 
     assert "status: failed" in text and "signature: no_state_change" in text
     assert "transcript" in text
     assert "user: Please move 40 dollars from my account to Bo." in text
+    assert "user: rule, cooperative; " in text
+    assert "follow-up turns; no ungrounded value, no volunteered fact" in text
+    assert "user: My account id is A1. Bo's account is A2." in text
     assert 'tool get_account({"account_id": "A1"})' in text
     assert "agent (end): All done: your request has been handled." in text
     assert "effects: golden vs actual" in text

@@ -69,6 +69,24 @@ def test_a_resume_restores_settings_it_is_not_given_and_refuses_changed_ones(
     assert (out / MANIFEST_FILE).read_text() == before
 
 
+def test_a_resume_keeps_the_user_behaviour_and_refuses_another(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    out = tmp_path / "c"
+    _start(cli, out, "--user-behaviour", "misremembers")
+    assert read_manifest(out).verdict_settings["user_behaviour"] == "misremembers"
+    # Not given: the campaign's behaviour plays the new trials (never the default).
+    code, text = _resume(cli, out, "--trials", "2")
+    assert code == 0, text
+    assert {r.user.behaviour for r in read_results(out) if r.user} == {"misremembers"}
+    before = (out / MANIFEST_FILE).read_text()
+    code, text = _resume(cli, out, "--trials", "3", "--user-behaviour", "cooperative")
+    assert code == 1 and "user_behaviour (campaign:" in text, text
+    assert (out / MANIFEST_FILE).read_text() == before
+    code, text = _resume(cli, out, "--trials", "3", "--user-behaviour", "misremembers")
+    assert code == 0, text
+
+
 def test_credentials_in_a_base_url_never_reach_the_manifest_and_must_be_given_again(
     cli: CliRunner, tmp_path: Path
 ) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from statebox.agents import FaultInjectionFactory, FaultRates, OracleFactory
 from statebox.domains import Domain
-from statebox.judge import Judge, YesJudge, lint_identifiers, validate_task
+from statebox.judge import Judge, YesJudge, validate_task
 from statebox.records import read_results
 from statebox.registry import default_registry
 from statebox.report import summarize
@@ -28,7 +28,7 @@ from statebox.tools import Dispatcher, ToolCall
 from statebox.world import World
 
 READ_PREFIXES = ("get_", "list_", "find_", "validate_", "quote_", "search_", "check_")
-UserFactRule = Literal["a-fact-is-spoken-late", "private-facts-spoken-late", "private-unopened"]
+UserFactRule = Literal["a-fact-is-unopened", "private-unopened"]
 
 
 @dataclass(frozen=True)
@@ -63,19 +63,17 @@ class Spec:
     min_families: int = 8
     mix: bool = True
     """The mix rules: ≥20% user-fact, ≥10% refusals, ≥15 rubric tasks with a reference
-    response, 15-25% train split, a script and invariants on every task."""
+    response, 15-25% train split, invariants and a changes-goal request on every task."""
     user_fact: UserFactRule | None = None
     reads: frozenset[str] | None = None
     """The exact read-only tools, where the domain pins them."""
     read_prefixes: tuple[str, ...] = READ_PREFIXES
     """Every read-only tool's name starts with one of these; no mutating one does."""
-    scripted: bool = True
-    """Every task has a scripted user."""
+    facts_everywhere: bool = True
+    """Every task's user holds facts (the agent must ask for something)."""
     min_policy_words: int = 1500
     policy_has: tuple[str, ...] = ()
     families_include: tuple[str, ...] = ()
-    lint: bool = True
-    """Every golden id is said or looked up (`lint_identifiers`)."""
     fault: tuple[FaultRates, int] | None = field(
         default=(FaultRates(skip_write=0.3, wrong_value=0.3, extra_write=0.3, stop_early=0.0), 3)
     )
@@ -118,7 +116,6 @@ SPECS: dict[str, Spec] = {
         mix=False,
         families_include=("delivery-exception",),
         min_policy_words=1000,
-        lint=False,
         fault=None,
     ),
     "travel": Spec(
@@ -158,7 +155,8 @@ SPECS: dict[str, Spec] = {
         tasks=139,
         families=12,
         min_per_family=6,
-        user_fact="a-fact-is-spoken-late",
+        user_fact="a-fact-is-unopened",
+        facts_everywhere=False,
         reads=frozenset(
             {
                 "get_customer",
@@ -211,8 +209,7 @@ SPECS: dict[str, Spec] = {
         tasks=117,
         families=10,
         min_per_family=10,
-        user_fact="private-facts-spoken-late",
-        scripted=False,
+        user_fact="private-unopened",
         min_policy_words=1000,
         policy_has=("1.5 ×", "90 days"),
     ),
@@ -290,22 +287,20 @@ def test_the_task_mix_follows_the_rules(name: str, suites: dict[str, list[Task]]
     train = sum(t.split == "train" for t in tasks)
     assert 0.15 * n <= train <= 0.25 * n
     assert all(t.checks.invariants for t in tasks)
-    if spec.scripted:
-        assert all(t.user.script for t in tasks)
+    # No turn-indexed script: facts the agent asks for, and a related request per family.
+    assert all(t.user.behaviour.changed_from for t in tasks)
+    if spec.facts_everywhere:
+        assert all(t.user.facts for t in tasks)
     for t in tasks:
         if "user-fact" not in t.tags or spec.user_fact is None:
             continue
-        said = " ".join(t.user.script)
-        private = {k: v for k, v in t.user.facts.items() if k != "email"}
-        if spec.user_fact == "a-fact-is-spoken-late":
-            assert any(
-                str(v) in said and str(v) not in t.user.opening for v in t.user.facts.values()
-            ), t.id
+        private = {k: f for k, f in t.user.facts.items() if k != "email"}
+        if spec.user_fact == "a-fact-is-unopened":
+            # A user-fact task holds a fact the opening does not state.
+            assert any(str(f.value) not in t.user.opening for f in t.user.facts.values()), t.id
             continue
         assert private, t.id
-        assert all(str(v) not in t.user.opening for v in private.values()), t.id
-        if spec.user_fact == "private-facts-spoken-late":
-            assert all(str(v).lower() in said.lower() for v in private.values()), t.id
+        assert all(str(f.value) not in t.user.opening for f in private.values()), t.id
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -376,8 +371,6 @@ def test_every_task_is_valid_with_full_check_strength(
     async def go() -> list[tuple[str, bool, float | None, tuple[str, ...]]]:
         out = []
         for t in suites[name]:
-            if SPECS[name].lint:
-                assert lint_identifiers(d, t, judge) == [], t.id
             v = await validate_task(d, t, judge)
             out.append((t.id, v.ok, v.check_strength, v.problems))
         return out

@@ -189,7 +189,7 @@ def test_granting_despite_a_segregation_of_duties_conflict_fails(
     assert not played.verdict.passed
     assert played.verdict.signature == FailureSignature.WRONG_STATE_UPDATE
     assert "access_grants" in {d.table for d in played.verdict.comparison.extra}
-    email = task.user.facts["email"]
+    email = task.user.facts["email"].value
     assert email == "odile.jessop@neobank.example.com"
     rejecting = ScriptAgent(
         [
@@ -232,7 +232,7 @@ def test_granting_access_without_clearance_fails(suites: dict[str, list[Task]]) 
     emp = task.golden[1].args["employee_id"]
     granting = ScriptAgent(
         [
-            call("find_employee_by_email", email=task.user.facts["email"]),
+            call("find_employee_by_email", email=task.user.facts["email"].value),
             call("grant_site_access", employee_id=emp, client_id="CLI-02", expires_on="2026-05-31"),
         ],
         final="You now have badge access.",

@@ -19,7 +19,7 @@ from statebox.episode import (
 from statebox.errors import BackendError
 from statebox.tasks import Task
 from statebox.tools import ToolCall, ToolResult
-from statebox.users import ScriptedUser
+from statebox.users import RuleUser
 
 
 class _Session:
@@ -64,7 +64,7 @@ class _Backend:
 def test_an_episode_runs_on_a_backend_session(toy_tasks: list[Task]) -> None:
     task, backend = toy_tasks[0], _Backend()
     assert isinstance(backend, Backend)
-    episode = Episode(backend, task, ScriptedUser(task))
+    episode = Episode(backend, task, RuleUser(task))
 
     async def go() -> None:
         obs = await episode.reset()
@@ -86,7 +86,7 @@ def test_the_call_that_breaks_the_backend_stays_in_the_transcript(
     toy_tasks: list[Task],
 ) -> None:
     task = toy_tasks[0]
-    episode = Episode(_Backend(), task, ScriptedUser(task))
+    episode = Episode(_Backend(), task, RuleUser(task))
 
     async def go() -> None:
         await episode.reset()

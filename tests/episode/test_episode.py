@@ -10,11 +10,11 @@ from fixtures.support import ScriptAgent, call, play, task_from
 from statebox.domains import Domain
 from statebox.episode import End, Episode, Limits, MessageUser, TerminationReason
 from statebox.tasks import Task, WorldCache
-from statebox.users import ScriptedUser
+from statebox.users import RuleUser
 
 
 def episode(domain: Domain, task: Task, **kw: object) -> Episode:
-    return Episode(domain, task, ScriptedUser(task), **kw)  # type: ignore[arg-type]
+    return Episode(domain, task, RuleUser(task), **kw)  # type: ignore[arg-type]
 
 
 def test_reset_shows_opening_allowlist_and_policy_only(toy_domain: Domain, task: Task) -> None:
@@ -66,15 +66,15 @@ def test_steps_record_results_and_end(toy_domain: Domain, task: Task) -> None:
     asyncio.run(go())
 
 
-def test_messages_follow_the_script_then_the_user_ends(toy_domain: Domain, task: Task) -> None:
+def test_the_user_answers_what_is_asked_then_ends_when_done(toy_domain: Domain, task: Task) -> None:
     async def go() -> None:
         ep = episode(toy_domain, task)
         await ep.reset()
-        obs = await ep.step(MessageUser(text="Which account?"))
-        assert obs.kind == "user_message" and obs.user_message == "Thanks."
-        obs = await ep.step(MessageUser(text="Anything else?"))
+        obs = await ep.step(MessageUser(text="What is your account number?"))
+        assert obs.kind == "user_message" and obs.user_message == "My account id is A1."
+        obs = await ep.step(MessageUser(text="The money has been moved. Anything else?"))
         assert obs.done and obs.termination == TerminationReason.USER_END
-        assert ep.outcome().final_response == "Anything else?"
+        assert ep.outcome().final_response == "The money has been moved. Anything else?"
         ep.close()
 
     asyncio.run(go())
@@ -89,8 +89,8 @@ def test_max_steps_and_max_turns(toy_domain: Domain, task: Task) -> None:
         assert obs.done and obs.termination == TerminationReason.MAX_STEPS
         ep.close()
 
-        long_script = task_from(task, user={"opening": "hi", "script": ["a", "b", "c"]})
-        ep = episode(toy_domain, long_script, limits=Limits(max_turns=2))
+        chatty = task_from(task, user={"opening": "hi"})
+        ep = episode(toy_domain, chatty, limits=Limits(max_turns=2))
         await ep.reset()
         assert not (await ep.step(MessageUser(text="1"))).done
         obs = await ep.step(MessageUser(text="2"))

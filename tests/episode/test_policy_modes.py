@@ -13,7 +13,7 @@ from statebox.episode import Episode, Observation
 from statebox.kit import POLICY_MODES
 from statebox.tasks import Task
 from statebox.tools import tool
-from statebox.users import ScriptedUser
+from statebox.users import RuleUser
 from statebox.world import WorldTx
 
 POLICY = """# Toy bank policy
@@ -55,7 +55,7 @@ def _domain() -> Domain:
 
 
 def _start(domain: Domain, task: Task, mode: str | None = None) -> Observation:
-    ep = Episode(domain, task, ScriptedUser(task), policy_mode=mode)  # type: ignore[arg-type]
+    ep = Episode(domain, task, RuleUser(task), policy_mode=mode)  # type: ignore[arg-type]
     try:
         return asyncio.run(ep.reset())
     finally:

@@ -373,12 +373,12 @@ def test_excluded_field_differences_pass(toy_domain: Domain, toy_tasks: list[Tas
 
 def test_running_out_of_turns_is_incomplete_resolution(toy_domain: Domain, task: Task) -> None:
     from statebox.episode import Episode, Limits, MessageUser
-    from statebox.users import ScriptedUser
+    from statebox.users import RuleUser
 
     async def go() -> Verdict:
         judge = Judge(toy_domain)
         ep = Episode(
-            toy_domain, task, ScriptedUser(task), worlds=judge.worlds, limits=Limits(max_turns=1)
+            toy_domain, task, RuleUser(task), worlds=judge.worlds, limits=Limits(max_turns=1)
         )
         await ep.reset()
         for action in GOOD:
@@ -534,11 +534,11 @@ def test_termination_reason_gates_a_right_state(
     toy_domain: Domain, task: Task, reason: TerminationReason, signature: FailureSignature | None
 ) -> None:
     from statebox.episode import Episode
-    from statebox.users import ScriptedUser
+    from statebox.users import RuleUser
 
     async def go() -> Verdict:
         judge = Judge(toy_domain)
-        ep = Episode(toy_domain, task, ScriptedUser(task), worlds=judge.worlds)
+        ep = Episode(toy_domain, task, RuleUser(task), worlds=judge.worlds)
         await ep.reset()
         for action in GOOD:
             await ep.step(action)
@@ -567,15 +567,17 @@ def test_a_trial_the_customer_closes_counts_as_ended_cleanly(
     def closed_by_user(last: str) -> Verdict:
         actions = [
             call("transfer", src="A1", dst="A2", amount=30),  # wrong amount: a failed trial
-            MessageUser(text="Moving it now."),  # the scripted user answers "Thanks."
-            MessageUser(text=last),  # its script is spent: it ends the conversation
+            MessageUser(text=last),  # the rule user thanks a report of work done, and ends
         ]
-        return run(toy_domain, task, actions).verdict  # type: ignore[no-any-return]
+        verdict = run(toy_domain, task, actions).verdict
+        (term,) = [c for c in verdict.checks if c.name == "termination"]
+        assert term.detail == "episode ended by user_end"
+        return verdict  # type: ignore[no-any-return]
 
-    v = closed_by_user("Done: I moved the money to Bo.")
-    (term,) = [c for c in v.checks if c.name == "termination"]
-    assert term.detail == "episode ended by user_end"
+    v = closed_by_user("Done: I've moved the money to Bo.")
     assert not v.passed
     assert v.flags.clean_termination and v.tool_grader_fooled
-    assert not closed_by_user("Shall I move anything else?").flags.clean_termination
-    assert not closed_by_user("").flags.clean_termination
+    asked = closed_by_user("I've moved the money to Bo. Is there anything else?")
+    assert not asked.flags.clean_termination
+    silent = run(toy_domain, task, [call("transfer", src="A1", dst="A2", amount=30)], final="")
+    assert not silent.verdict.flags.clean_termination

@@ -18,7 +18,7 @@ from statebox.episode import Episode
 from statebox.judge import Judge, YesJudge
 from statebox.registry import default_registry
 from statebox.tasks import GoldenCall, Task, WorldCache
-from statebox.users import ScriptedUser
+from statebox.users import RuleUser
 from statebox.world import effects
 
 
@@ -97,7 +97,7 @@ def test_field_policy_reasons_are_true(suite: dict[str, Task]) -> None:
 
 async def _stop_at_once(task: Task, judge: Judge, rubric: object) -> bool:
     agent = FaultInjectionFactory(FaultRates(stop_early=1.0))(TrialContext(task, 0, 0))
-    episode = Episode(judge.domain, task, ScriptedUser(task), worlds=judge.worlds)
+    episode = Episode(judge.domain, task, RuleUser(task), worlds=judge.worlds)
     try:
         obs = await episode.reset()
         while not obs.done:
@@ -124,3 +124,22 @@ def test_doing_nothing_passes_no_built_in_task(suite: dict[str, Task]) -> None:
         return without, with_yes
 
     assert asyncio.run(go()) == (0, 0)
+
+
+def test_asking_about_a_reason_is_not_telling_it() -> None:
+    # Merge of issues 13 and 14: an agent that asks for the facts with their phrases ("Are
+    # you their manager?") and stops passed the reply check of a refusal whose reason is
+    # "manager" (8 read-only built-in tasks with a judge that says yes, 3 without).
+    from statebox.judge import reply_checks
+    from statebox.tasks import ReplyCheck
+
+    def ok(check: ReplyCheck, *messages: str) -> bool:
+        return all(c.passed for c in reply_checks(check, messages))
+
+    reason = ReplyCheck(must_contain=("manager",))
+    assert not ok(reason, "Happy to help. Could you tell me your email? Are you their manager?")
+    assert not ok(reason, "Are you their manager?\nAll done: your request has been handled.")
+    assert ok(reason, "Are you their manager? Only their manager can ask for this.")
+    assert ok(reason, "I can't do that: only the employee's manager may. Anything else?")
+    # A forbidden value is found in a question too: asking leaks it as much as saying it.
+    assert not ok(ReplyCheck(must_not_contain=("Iyer",)), "Is the order Ms Iyer's?")

@@ -71,9 +71,9 @@ def test_perfect_model_passes_every_toy_task_with_metered_cost(
     assert len(records) == 6
     assert all(r.status == TrialStatus.PASSED for r in records)
     transfer = next(r for r in records if r.task_id == "toy.transfer.basic.001")
-    # The scripted agent asks for the fact, the LLM user answers it from its facts.
+    # The scripted agent asks for the facts, the LLM user answers them from its facts.
     texts = [e.text for e in transfer.transcript if e.kind == "user_message"]
-    assert texts[1] == "My account id is A1."
+    assert texts[1] == "My account id is A1. Bo's account is A2."
     assert set(transfer.usage) == {"agent", "user"}
     assert transfer.usage["user"].calls == 1
     assert transfer.usage["agent"].calls == 3  # ask, two golden calls in parallel, final

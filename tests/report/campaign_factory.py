@@ -14,10 +14,18 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+from statebox.dialogue import GroundingAudit, UngroundedValue
 from statebox.episode import Event, TerminationReason
 from statebox.judge import CheckResult, Comparison, Discrepancy, FailureSignature, Verdict
 from statebox.judge import WeakEvaluatorFlags as Flags
-from statebox.records import ResultsWriter, Timings, TrialRecord, TrialStatus, trial_id
+from statebox.records import (
+    ResultsWriter,
+    Timings,
+    TrialRecord,
+    TrialStatus,
+    UserInfo,
+    trial_id,
+)
 from statebox.tools import ToolCall, ToolFailure, ToolResult
 from statebox.world import RowEffect
 
@@ -138,6 +146,7 @@ def make_trial(
     system_error: bool = False,
     cost_usd: float = 0.0,
     shape: int = 0,
+    user: UserInfo | None = None,
 ) -> TrialRecord:
     """One synthetic trial record."""
     if system_error:
@@ -165,6 +174,7 @@ def make_trial(
         started_at=T0,
         error="RuntimeError: endpoint down" if system_error else None,
         cost_usd=cost_usd,
+        user=user,
     )
 
 
@@ -174,6 +184,8 @@ def write_campaign(
     *,
     cost_per_trial_usd: Mapping[str, float] | None = None,
     system_errors: Mapping[str, Sequence[str]] | None = None,
+    user_behaviour: str | None = None,
+    ungrounded_tasks: Sequence[str] = (),
 ) -> list[TrialRecord]:
     """Write a campaign whose pass counts are given.
 
@@ -184,6 +196,9 @@ def write_campaign(
         cost_per_trial_usd: agent id → spend of each of its trials.
         system_errors: agent id → task ids whose last trial is a system error instead
             of a plain failure (the task must have c < n).
+        user_behaviour: Record a rule user of this behaviour on every trial (two audited
+            follow-up turns each); None: no user information, as old records.
+        ungrounded_tasks: Tasks whose first trial's user invented an order id.
 
     Returns:
         The records written, in file order.
@@ -198,6 +213,19 @@ def write_campaign(
                 for i in range(n):
                     passed = i < c
                     sys_err = not passed and i == n - 1 and task_id in errors.get(agent_id, ())
+                    user = None
+                    if user_behaviour is not None:
+                        invented = i == 0 and task_id in ungrounded_tasks
+                        audit = GroundingAudit(
+                            user_turns=2,
+                            ungrounded_turns=int(invented),
+                            ungrounded=(
+                                UngroundedValue(turn=1, kind="identifier", value="ord-999"),
+                            )
+                            if invented
+                            else (),
+                        )
+                        user = UserInfo(player="rule", behaviour=user_behaviour, audit=audit)
                     r = make_trial(
                         task_id,
                         domain,
@@ -207,6 +235,7 @@ def write_campaign(
                         system_error=sys_err,
                         cost_usd=cost,
                         shape=shape,
+                        user=user,
                     )
                     shape += 0 if passed else 1
                     writer.write(r)

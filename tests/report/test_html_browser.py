@@ -17,7 +17,14 @@ from statebox.metrics import BootstrapSpec
 from statebox.records import read_trial_rows
 from statebox.report import CampaignRows, summarize_campaigns, write_html_report
 
-CHARTS = ("chart-retention", "chart-curves", "chart-heatmap", "chart-pareto", "chart-signatures")
+CHARTS = (
+    "chart-retention",
+    "chart-curves",
+    "chart-heatmap",
+    "chart-pareto",
+    "chart-signatures",
+    "chart-behaviours",
+)
 
 
 def chromium() -> str:
@@ -67,11 +74,18 @@ def test_report_renders_charts_and_opens_a_trial_offline(tmp_path: Path) -> None
     tasks = {
         f"retail.t{i}": ("retail" if i % 2 else "bank", 4, c) for i, c in enumerate([4, 3, 0, 4, 2])
     }
-    write_campaign(tmp_path / "one", {"model-a": tasks}, cost_per_trial_usd={"model-a": 0.02})
+    write_campaign(
+        tmp_path / "one",
+        {"model-a": tasks},
+        cost_per_trial_usd={"model-a": 0.02},
+        user_behaviour="cooperative",
+        ungrounded_tasks=["retail.t3"],
+    )
     write_campaign(
         tmp_path / "two",
         {"model-b": {t: (d, n, max(0, c - 1)) for t, (d, n, c) in tasks.items()}},
         cost_per_trial_usd={"model-b": 0.004},
+        user_behaviour="misremembers",
     )
     campaigns = [
         CampaignRows(n, tmp_path / n, read_trial_rows(tmp_path / n)) for n in ("one", "two")
@@ -100,3 +114,11 @@ def test_report_renders_charts_and_opens_a_trial_offline(tmp_path: Path) -> None
     trials = trials[: trials.index('id="trial-detail"')]
     assert trials.count("data-trial=") == 8  # the task's four trials in each campaign
     assert trials.count("model-a #") == 4 and trials.count("model-b #") == 4
+    # Users: pass@1 and k/k per behaviour, the audit's shares, and the browser filter.
+    users = section(dom, "users")
+    assert "cooperative · model-a" in users and "misremembers · model-b" in users
+    assert "1 (0.050)" in users  # one ungrounded turn of 20 audited in campaign one
+    flagged, _ = dump_dom(f"{page.as_uri()}#user=ungrounded", tmp_path / "profile2")
+    listed = section(flagged, "task-list")
+    listed = listed[: listed.index('id="trial-pane"')]
+    assert listed.count("data-task=") == 1 and 'data-task="retail.t3"' in listed

@@ -181,7 +181,7 @@ def test_golden_trajectories_get_reward_1_and_wrong_ones_0_in_trl_s_loop() -> No
     assert json.loads(messages[0]["content"])["balance"] == 100
     refusal = json.loads(messages[1]["content"])
     assert refusal["error"]["kind"] == "invalid_arguments"  # recorded, not raised
-    assert messages[3]["content"] == "Thanks."  # the scripted user's reply
+    assert messages[3]["content"] == "Okay."  # the rule user's reply: the work reported done
     assert done[1][2].verdict.signature == "wrong_state_update"
     # The pool is reused: a second batch resets the same instances to fresh worlds.
     again = loop.rollouts(batch)

@@ -187,7 +187,8 @@ def test_endpoint_limit_holds_across_workers(
         result = asyncio.run(run_campaign(c, kit.registry, executor=executor))
         assert (result.ran, result.system_errors) == (36, 0)
         peak, calls, now = ray.get(counter.stats.remote())
-        golden_actions = sum(len(t.golden) + 1 for t in tasks) * 12  # each call, then End
+        # The question for the facts, each golden call, then End.
+        golden_actions = sum(1 + len(t.golden) + 1 for t in tasks) * 12
         assert (peak, calls, now) == (3, golden_actions, 0)
         assert executor.endpoint_stats[PROBE_KEY] == {"limit": 3, "in_use": 0, "peak": 3}
     finally:

@@ -56,7 +56,7 @@ def _hidden(task: Task) -> set[str]:
     domain = make_domain()
     world = [domain.policy, json.dumps(SEED)]
     world += [json.dumps(t.input_schema()) for t in domain.tools.values()]
-    visible = " ".join([task.user.opening, *task.user.script, *world])
+    visible = " ".join([task.user.opening, *world])
     return {s for s in evaluator if len(s) >= 6 and s not in visible}
 
 

@@ -84,9 +84,12 @@ def test_openenv_client_oracle_gets_reward_1_and_a_perturbed_trajectory_reward_0
             assert bad.metadata["verdict"]["passed"] is False
             assert bad.metadata["verdict"]["signature"] == "wrong_state_update"
 
-            # A multi-turn train task: message the user, read the reply, end.
+            # A multi-turn train task: message the user, read the reply; the user ends
+            # the conversation once told the request is done (nothing changed: reward 0).
             r = await env.reset(task_id="toy.freeze.train.001")
             r = await env.step(StateboxAction(kind="message_user", text="Which account?"))
+            assert not r.done and r.observation.user_message == "Sorry, I don't know that."
+            r = await env.step(StateboxAction(kind="message_user", text="It has been frozen."))
             assert r.done and r.observation.termination == "user_end" and r.reward == 0.0
 
     asyncio.run(go())

@@ -41,8 +41,10 @@ def test_toy_tasks_load_in_file_order() -> None:
     assert transfer.now == datetime(2025, 10, 1, 13, 0, tzinfo=UTC)
     assert transfer.split == "test"
     assert transfer.tools is None
-    assert transfer.user.facts == {"account_id": "A1"}
-    assert transfer.user.script == ("Thanks.",)
+    assert transfer.user.facts["account_id"].value == "A1"
+    # A plain value is a fact whose ask phrases come from its name.
+    assert transfer.user.facts["account_id"].ask == ("account id", "account number", "account ID")
+    assert transfer.user.facts["recipient_account"].words() == "Bo's account is A2."
     assert transfer.checks.state == "golden"
     assert transfer.checks.invariants[0].equals == 65
     assert [c.tool for c in transfer.golden] == ["get_account", "transfer"]
@@ -275,3 +277,23 @@ def test_an_old_response_contains_check_says_where_its_facts_go(tmp_path: Path) 
         load_tasks(old)
     assert (info.value.task_id, info.value.field) == ("retail.x.1", "checks.response")
     assert "checks.reply: {must_contain" in info.value.reason
+
+
+def test_an_old_turn_indexed_script_is_a_one_line_error_naming_its_values(
+    tmp_path: Path,
+) -> None:
+    old = tmp_path / "old.yaml"
+    old.write_text(
+        "id: toy.x.1\ndomain: toy\nnow: '2025-10-01T13:00:00+00:00'\n"
+        "user:\n  opening: Move 40 to Bo.\n  facts: {account_id: A1}\n"
+        "  script: ['My account is A1.', 'Bo is A2, born 1990-04-12.']\n"
+        "golden: [{tool: get_account, args: {account_id: A1}}]\n"
+    )
+    with pytest.raises(TaskSpecError) as info:
+        load_tasks(old)
+    err = info.value
+    assert (err.task_id, err.field) == ("toy.x.1", "user")
+    assert "user.script (turn-indexed replies) is no longer supported" in err.reason
+    # The values an author must move into facts: those the facts do not already hold.
+    assert err.reason.endswith("values only the script holds: 1990-04-12, A2")
+    assert "\n" not in str(err)

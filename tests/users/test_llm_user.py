@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 
 from fixtures.protocol_server import Script, config_for, hub, serve
+from statebox.dialogue import plan_for
 from statebox.episode import UserReply
 from statebox.llm import Reply
 from statebox.tasks import Task
 from statebox.users import HumanUser, LLMUserFactory, user_system_prompt
 
 
-def test_llm_user_opens_verbatim_holds_facts_and_ends_on_marker(task: Task) -> None:
-    script = Script([Reply(text="It is A1."), Reply(text="Great, thanks! <DONE>")])
+def test_llm_user_opens_verbatim_holds_facts_and_ends_on_the_stop_token(task: Task) -> None:
+    script = Script([Reply(text="It is A1."), Reply(text="Great, thanks! ###STOP###")])
 
     async def go() -> tuple[str, list[UserReply]]:
         h = hub()
@@ -28,8 +29,9 @@ def test_llm_user_opens_verbatim_holds_facts_and_ends_on_marker(task: Task) -> N
     assert replies == [UserReply("It is A1.", False), UserReply("Great, thanks!", True)]
     first = script.seen[0]
     assert first.tools == []
-    assert "- account_id: A1" in first.system
-    assert "Reveal a fact only when the agent asks" in first.system
+    assert '- account id: A1 (the agent may ask for it as: "account id"' in first.system
+    assert "Disclose information progressively" in first.system
+    assert first.body["temperature"] == 0.3  # no temperature in the config: tau2's 0.3
     assert [m["role"] for m in first.messages] == ["user", "assistant", "user"]
     assert first.messages[1]["text"] == task.user.opening
     assert script.seen[1].messages[-1]["text"] == "Moved 40."
@@ -54,8 +56,38 @@ def test_follow_up_limit_ends_the_conversation_without_a_call(task: Task) -> Non
 def test_system_prompt_names_persona_goal_and_rules(task: Task) -> None:
     prompt = user_system_prompt(task)
     assert task.user.persona in prompt
-    assert "Never invent data" in prompt
-    assert "<DONE>" in prompt
+    assert "Never make up an id, an email, a date, an amount, a name" in prompt
+    assert "Paraphrase" in prompt and "###STOP###" in prompt
+    assert "accept it" in prompt  # no pushback in the spec: a refusal is accepted
+
+
+def test_the_prompt_carries_the_behaviour_spec_and_the_trials_plan(task: Task) -> None:
+    spec = task.user.model_validate(
+        {
+            **task.user.model_dump(),
+            "behaviour": {
+                "confirm": False,
+                "decline": "No, leave it.",
+                "pushback": 2,
+                "push": "Really?",
+                "unknown": "No idea, sorry.",
+                "changed_from": "Hi, I'd like to close my account.",
+            },
+        }
+    )
+    t = task.model_copy(update={"user": spec})
+    plain = user_system_prompt(t)
+    assert 'decline and keep things as they are (for example: "No, leave it.")' in plain
+    assert 'push back 2 time(s) (for example: "Really?")' in plain
+    assert '"No idea, sorry."' in plain
+    wrong = user_system_prompt(t, plan_for(t, "misremembers", 0, 0))
+    slip = plan_for(t, "misremembers", 0, 0).slips
+    assert slip and all(f"you misremember it and say {v}" in wrong for v in slip.values())
+    switch = user_system_prompt(t, plan_for(t, "changes-goal"))
+    assert "Your first message (already sent): Hi, I'd like to close my account." in switch
+    assert "change your mind" in switch
+    assert "at most one fact per reply" in user_system_prompt(t, plan_for(t, "uncooperative"))
+    assert "You are impatient" in user_system_prompt(t, plan_for(t, "impatient"))
 
 
 def test_human_user_reads_the_terminal(task: Task) -> None:

@@ -1,10 +1,17 @@
 """Privileged agents that read the golden trajectory: the oracle and fault injection.
 
-The oracle replays the golden trajectory (the upper bound, and a task's proof of
-solvability). The fault-injection agent perturbs it with seeded, configurable rates —
-skip a write, a wrong value in a write, an extra write, stop early — so every metric
-and failure signature can be exercised offline and reproducibly: its random stream is
-seeded by (campaign seed, task id, trial), never by time or hash seed.
+The oracle asks the user for the task's facts with their ask phrases (one direct
+question each, following up on any left unanswered), then replays the golden
+trajectory, passing only values the user actually said: before a call that needs a
+fact it has not heard, or heard wrong, it asks again or says the value does not match
+(`statebox.dialogue.FactGatherer`). It is the upper bound, and a task's proof of
+solvability with the simulated user. The fault-injection agent does the same with
+seeded, configurable faults — skip a write, a wrong value in a write, an extra write,
+stop early; and in the conversation: trust what the user said without checking it, ask
+again for something already given, never follow up on an unanswered question — so
+every metric, failure signature and user behaviour can be exercised offline and
+reproducibly: its random streams are seeded by (campaign seed, task id, trial), never
+by time or hash seed.
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ from pydantic import Field
 
 from statebox._model import Model
 from statebox.agents._protocol import Agent, TrialContext
-from statebox.episode import Action, CallTool, End, Observation, ToolInfo
+from statebox.dialogue import FactGatherer
+from statebox.episode import Action, CallTool, End, MessageUser, Observation, ToolInfo
 from statebox.tasks import GoldenCall
 from statebox.tools import ToolCall
 
@@ -36,22 +44,41 @@ def _config_id(name: str, config: Mapping[str, Any]) -> str:
 
 
 class _Replay:
-    """Plays a fixed list of calls, then ends."""
+    """Asks for the facts, then plays a fixed list of calls with the user's values, then ends."""
 
     def __init__(
-        self, name: str, config: dict[str, Any], plan: list[GoldenCall | None], final: str = ""
+        self,
+        name: str,
+        config: dict[str, Any],
+        plan: list[GoldenCall | None],
+        talk: FactGatherer,
+        final: str = "",
     ) -> None:
         self.name = name
         self._config = config
         self._plan = plan  # None = end here
+        self._talk = talk
         self._final = final or _FINAL
+        self._asking = True
         self._i = 0
+        self._calls = 0
 
     @property
     def config(self) -> dict[str, Any]:
         return self._config
 
+    def _say(self, text: str) -> Action:
+        self._talk.agent_said(text)
+        return MessageUser(text=text)
+
     async def act(self, obs: Observation) -> Action:
+        if obs.user_message is not None:
+            self._talk.user_said(obs.user_message)
+        if self._asking:
+            message = self._talk.opening_message()
+            if message is not None:
+                return self._say(message)
+            self._asking = False
         if self._i < len(self._plan) and self._plan[self._i] is None:
             # Stopped early: the work is not done, so it cannot have the task's reference
             # reply; it claims success all the same (what the weak evaluator would trust).
@@ -60,8 +87,16 @@ class _Replay:
             return End(text=self._final)
         call = self._plan[self._i]
         assert call is not None  # narrowed above
+        step = self._talk.for_call(call.args)
+        if step.kind == "ask":
+            return self._say(step.text)
+        if step.kind == "end":
+            return End(text=step.text)
         self._i += 1
-        return CallTool(call=ToolCall(tool=call.tool, args=call.args, id=f"call_{self._i}"))
+        self._calls += 1
+        return CallTool(
+            call=ToolCall(tool=call.tool, args=step.args or {}, id=f"call_{self._calls}")
+        )
 
 
 class OracleFactory:
@@ -81,7 +116,8 @@ class OracleFactory:
 
     def __call__(self, ctx: TrialContext) -> Agent:
         """An oracle for one trial."""
-        return _Replay(self.name, {}, list(ctx.task.golden), ctx.task.reference_response)
+        talk = FactGatherer(ctx.task)
+        return _Replay(self.name, {}, list(ctx.task.golden), talk, ctx.task.reference_response)
 
 
 class FaultRates(Model):
@@ -96,6 +132,14 @@ class FaultRates(Model):
     stop_early: float = Field(0.03, ge=0, le=1)
     """Per step (each golden call, and the final reply): end the episode here, claiming
     success without the task's reference reply."""
+    trust_user: float = Field(0.2, ge=0, le=1)
+    """Per trial: pass the values the user gave without checking them (a misremembered
+    value goes into the calls)."""
+    repeat_ask: float = Field(0.2, ge=0, le=1)
+    """Per trial: ask once more for a fact the user already gave."""
+    no_follow_up: float = Field(0.2, ge=0, le=1)
+    """Per trial: never ask again for a fact the first questions left unanswered (give
+    up when a call needs it)."""
 
 
 def _perturb(call: GoldenCall, schema: Mapping[str, Any], rng: random.Random) -> GoldenCall:
@@ -157,7 +201,16 @@ class _FaultAgent(_Replay):
     """Builds its perturbed plan at the start observation (it needs the tool schemas)."""
 
     def __init__(self, config: dict[str, Any], ctx: TrialContext, rates: FaultRates) -> None:
-        super().__init__("fault", config, [], ctx.task.reference_response)
+        # Conversation faults draw from a stream of their own: the write faults of a
+        # trial are the same whatever the conversation rates.
+        talk_rng = random.Random(f"{ctx.seed}|{ctx.task.id}|{ctx.trial}|talk")
+        talk = FactGatherer(
+            ctx.task,
+            verify=not talk_rng.random() < rates.trust_user,
+            repeat_ask=talk_rng.random() < rates.repeat_ask,
+            follow_up=not talk_rng.random() < rates.no_follow_up,
+        )
+        super().__init__("fault", config, [], talk, ctx.task.reference_response)
         self._ctx = ctx
         self._rates = rates
         self._planned = False

@@ -20,6 +20,7 @@ from pydantic import Field
 from statebox._model import Model
 from statebox.agents._oracle import _config_id, _Replay
 from statebox.agents._protocol import Agent, TrialContext
+from statebox.dialogue import FactGatherer
 from statebox.episode import Action, Observation
 from statebox.llm import ModelCall, endpoint_key, endpoint_slot, record_call
 
@@ -99,5 +100,8 @@ class SleepyFactory:
         if n is not None and self._local is None:
             # One semaphore for the factory's campaign: trials share the pretend endpoint.
             self._local = asyncio.Semaphore(n)
-        replay = _Replay(self.name, self.config, list(ctx.task.golden), ctx.task.reference_response)
+        talk = FactGatherer(ctx.task)
+        replay = _Replay(
+            self.name, self.config, list(ctx.task.golden), talk, ctx.task.reference_response
+        )
         return _Sleepy(replay, self.options, self._local)

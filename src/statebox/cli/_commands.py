@@ -193,7 +193,16 @@ def run(
     ] = None,
     user: Annotated[
         str | None,
-        typer.Option(help="Simulated user: scripted, human, openai:MODEL or anthropic:MODEL."),
+        typer.Option(
+            help="Simulated user: rule (default), human, openai:MODEL or anthropic:MODEL."
+        ),
+    ] = None,
+    user_behaviour: Annotated[
+        str | None,
+        typer.Option(
+            help="How the simulated user plays: cooperative (default), misremembers, "
+            "changes-goal, impatient or uncooperative."
+        ),
     ] = None,
     judge: Annotated[
         str | None,
@@ -399,12 +408,20 @@ def run(
         agent = agent or planned.agents
         preset = preset or planned.preset
         domain = domain or planned.domains
+    from statebox.dialogue import UserBehaviour
+
+    if user_behaviour is not None and user_behaviour not in {b.value for b in UserBehaviour}:
+        raise ConfigError(
+            f"--user-behaviour {user_behaviour!r}: choose from "
+            + ", ".join(b.value for b in UserBehaviour)
+        )
     flags: dict[str, Any] = {
         "suite": suite,
         "trials": trials,
         "concurrency": concurrency,
         "seed": seed,
         "user": user,
+        "user_behaviour": user_behaviour,
         "judge": judge,
         "agent_base_url": agent_base_url,
         "user_base_url": user_base_url,
@@ -531,6 +548,7 @@ def run(
         trial_timeout_s=settings.trial_timeout_s,
         resume=resume,
         users=roles.users,
+        user_behaviour=settings.user_behaviour,
         rubric=roles.rubric,
         retry_errors=retry_errors,
         models=roles.labels,

@@ -1,4 +1,8 @@
-"""``statebox compare RUN_A RUN_B``: campaign B against campaign A, paired by task."""
+"""``statebox compare RUN_A RUN_B``: campaign B against campaign A, paired by task.
+
+Each side is labelled with its user behaviour, so two campaigns that differ only in
+``--user-behaviour`` compare what the behaviour does to the agent's figures.
+"""
 
 from __future__ import annotations
 
@@ -25,6 +29,21 @@ class CompareFormat(StrEnum):
 
     table = "table"
     json = "json"
+
+
+def _behaviours(directory: Path, agent: str) -> str:
+    """The user behaviour(s) of one agent's trials in a campaign, for labels."""
+    from statebox.records import read_trial_rows
+    from statebox.report import NOT_RECORDED
+
+    found = sorted(
+        {
+            r.user_behaviour or NOT_RECORDED
+            for r in read_trial_rows(directory)
+            if r.agent_id == agent
+        }
+    )
+    return ", ".join(found)
 
 
 def _outcomes(directory: Path, agent: str | None, side: str) -> tuple[str, list[Any], int]:
@@ -105,7 +124,7 @@ def _lift_json(lift: Any) -> dict[str, Any]:
     }
 
 
-def _as_json(report: Any, a: str, b: str) -> dict[str, Any]:
+def _as_json(report: Any, a: str, b: str, users: tuple[str, str]) -> dict[str, Any]:
     def group(g: Any) -> dict[str, Any]:
         return {
             "tasks": g.tasks,
@@ -116,6 +135,8 @@ def _as_json(report: Any, a: str, b: str) -> dict[str, Any]:
     return {
         "a": a,
         "b": b,
+        "a_user_behaviour": users[0],
+        "b_user_behaviour": users[1],
         "alpha": _ALPHA,
         "bootstrap": "paired " + report.spec.describe(report.overall.unit),
         "unit": report.overall.unit,
@@ -145,8 +166,11 @@ def _p(lift: Any) -> str:
     return f"{lift.test.p_value:.2g}{mark}"
 
 
-def _print(report: Any, a: str, b: str, console: Console) -> None:
-    table = Table(title=f"B = {b} against A = {a}, paired by task (lift = B − A)")
+def _print(report: Any, a: str, b: str, users: tuple[str, str], console: Console) -> None:
+    table = Table(
+        title=f"B = {b} (user: {users[1]}) against A = {a} (user: {users[0]}), paired by task "
+        "(lift = B − A)"
+    )
     for name in ("group", "tasks", "pass@1 A", "pass@1 B", "lift pass@1", "p (Wilcoxon)"):
         table.add_column(name, justify="left" if name == "group" else "right")
     for name in ("observed k/k A", "observed k/k B", "lift observed k/k", "p (McNemar)"):
@@ -227,10 +251,11 @@ def compare(
     except ValueError as exc:
         raise ConfigError(str(exc)) from exc
     a_name, b_name = f"{run_a.name}:{a_id}", f"{run_b.name}:{b_id}"
+    users = (_behaviours(run_a, a_id), _behaviours(run_b, b_id))
     if format == CompareFormat.json:
-        typer.echo(json.dumps(_as_json(report, a_name, b_name), indent=2))
+        typer.echo(json.dumps(_as_json(report, a_name, b_name, users), indent=2))
         return
     console = Console(
         markup=False, emoji=False, highlight=False, width=None if sys.stdout.isatty() else 200
     )
-    _print(report, a_name, b_name, console)
+    _print(report, a_name, b_name, users, console)

@@ -24,11 +24,11 @@ class RunModels(NamedTuple):
     setup: ModelSetup
     """Shared hub and role configs (close it with ``await setup.aclose()``)."""
     users: UserFactory | None
-    """The simulated user's factory (None: the task's scripted user)."""
+    """The simulated user's factory (None: the rule-based user)."""
     rubric: RubricJudge | None
     """The rubric judge (None: rubric checks skipped and reported)."""
     labels: dict[str, str]
-    """Role → ``provider:model`` (or ``scripted`` / ``human``), for the manifest."""
+    """Role → ``provider:model`` (or ``rule`` / ``human``), for the manifest."""
 
 
 def _same_endpoint(config: ModelConfig, settings: Settings, agents: Sequence[str]) -> ModelConfig:
@@ -54,16 +54,27 @@ def run_models(settings: Settings, agents: Sequence[str] = ()) -> RunModels:
     setup = ModelSetup(settings)
     spec = settings.user
     if spec is None:
-        spec = "model" if setup.file.user is not None else "scripted"
+        spec = "model" if setup.file.user is not None else "rule"
     users: UserFactory | None
-    if spec == "scripted":
-        users, user_label = None, "scripted"
+    if spec in ("rule", "scripted"):  # "scripted": the rule user's old name
+        users, user_label = None, "rule"
     elif spec == "human":
+        if settings.user_behaviour != "cooperative":
+            raise ConfigError(
+                "--user-behaviour plays a simulated user; a person at the terminal plays as "
+                "they like (use --user rule or a model user)"
+            )
         users, user_label = (lambda task, trial: HumanUser(task)), "human"
     else:
         config = setup.config("user", None if spec == "model" else spec)
         config = _same_endpoint(config, settings, agents)
-        users = LLMUserFactory(setup.hub, config, settings.user_max_follow_ups)
+        users = LLMUserFactory(
+            setup.hub,
+            config,
+            settings.user_max_follow_ups,
+            behaviour=settings.user_behaviour,
+            seed=settings.seed,
+        )
         user_label = config.label
     labels = {"user": user_label}
     rubric: RubricJudge | None = None

@@ -3,7 +3,7 @@
 The way task authors check that a task is solvable and fair: the person sees what an
 agent sees — the user's words, the allowlisted tools, the policy, tool results — and
 acts with ``call TOOL {json}``, ``say TEXT`` and ``done TEXT``. The user is the task's
-scripted user, an LLM (``--user openai:MODEL``) or, for rehearsals, another person.
+rule-based user, an LLM (``--user openai:MODEL``) or, for rehearsals, another person.
 At the end the trial is judged like any other and the checks are printed.
 """
 
@@ -110,8 +110,8 @@ def play(
         list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
     ] = None,
     user: Annotated[
-        str, typer.Option(help="The customer: scripted, human, openai:MODEL or anthropic:MODEL.")
-    ] = "scripted",
+        str, typer.Option(help="The customer: rule, human, openai:MODEL or anthropic:MODEL.")
+    ] = "rule",
     user_base_url: Annotated[str | None, typer.Option(help="User model endpoint.")] = None,
     models: Annotated[Path | None, typer.Option(help="Models file (YAML).")] = None,
 ) -> None:
@@ -142,9 +142,9 @@ def play(
         )
     task = found[0]
     d = registry.domain(task.domain)
-    from statebox.users import ScriptedUser
+    from statebox.users import RuleUser
 
-    simulated = roles.users(task, 0) if roles.users else ScriptedUser(task)
+    simulated = roles.users(task, 0) if roles.users else RuleUser(task)
 
     async def go() -> Any:
         episode = Episode(d, task, simulated)

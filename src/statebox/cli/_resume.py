@@ -3,8 +3,8 @@
 A resume continues the campaign as planned: every setting the flags leave out comes
 from the manifest, never from defaults — trials, seed, concurrency, the task source,
 the agents, the extra domains, and every setting that can change a verdict (the
-simulated user, the judge, model endpoints, the models file, agent and episode
-limits). A flag given with a different value than the campaign's is refused by the
+simulated user and its behaviour, the judge, model endpoints, the models file, agent
+and episode limits). A flag given with a different value than the campaign's is refused by the
 runner (`statebox.runner.verdict_changes`), naming each differing setting.
 
 Secrets are never stored: a base URL holding credentials (``user:pass@``, a query
@@ -34,6 +34,7 @@ REDACTED = "[redacted]"
 
 RESTORED_FLAGS = (
     "user",
+    "user_behaviour",
     "judge",
     "agent_base_url",
     "user_base_url",
@@ -81,6 +82,7 @@ def run_verdict_settings(settings: Any) -> dict[str, Any]:
     """
     return {
         "user": settings.user,
+        "user_behaviour": settings.user_behaviour,
         "judge": settings.judge,
         "agent_base_url": redact_url(settings.agent_base_url),
         "user_base_url": redact_url(settings.user_base_url),

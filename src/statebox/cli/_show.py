@@ -43,6 +43,18 @@ def print_trial(record: TrialRecord, console: Console) -> None:
             result = "error" if c.error else ("pass" if c.passed else "FAIL")
             checks.add_row(c.name, result, c.detail)
         console.print(checks)
+    u = record.user
+    if u is not None:
+        a = u.audit
+        flags = [f"turn {x.turn}: ungrounded {x.kind} {x.value}" for x in a.ungrounded]
+        flags += [f"turn {x.turn}: volunteered {x.fact}" for x in a.volunteered]
+        console.print(
+            f"user: {u.player}, {u.behaviour}"
+            + (f" (misremembers {u.misremembered})" if u.misremembered else "")
+            + f"; {a.user_turns} follow-up turns; "
+            + ("; ".join(flags) if flags else "no ungrounded value, no volunteered fact"),
+            highlight=False,
+        )
     console.rule("transcript")
     # Thoughts go where the agent had them: before the tool call they preceded.
     thoughts = list(record.thoughts)

@@ -25,7 +25,12 @@ from statebox.judge._judge import (
     termination_check,
     weak_evaluator_flags,
 )
-from statebox.judge._lint import IdentifierProblem, lint_identifiers
+from statebox.judge._lint import (
+    IdentifierProblem,
+    SolvabilityProblem,
+    lint_identifiers,
+    lint_solvability,
+)
 from statebox.judge._model_rubric import ModelRubricJudge, parse_judgement
 from statebox.judge._mutants import OPERATORS, MutantResult
 from statebox.judge._probes import PROBES, ProbeResult
@@ -71,6 +76,7 @@ __all__ = [
     "Query",
     "RubricAnswer",
     "RubricJudge",
+    "SolvabilityProblem",
     "StateHashes",
     "StateJudge",
     "StateMatch",
@@ -93,6 +99,7 @@ __all__ = [
     "invariant_checks",
     "judged_task_problems",
     "lint_identifiers",
+    "lint_solvability",
     "match_state",
     "normalise",
     "parse_judgement",

@@ -34,7 +34,7 @@ from statebox._model import Model
 from statebox.judge._checks import selected_rows
 from statebox.judge._judge import StateJudge
 from statebox.judge._text import fact_values, find_fact, normalise, normalise_fact, replace_fact
-from statebox.tasks import Fact, Task
+from statebox.tasks import CheckFact, Task
 from statebox.world import RowEffect, Scalar, State, World, WorldView, effects
 
 __all__ = ["OPERATORS", "MutantResult", "MutationContext", "Operator"]
@@ -329,7 +329,7 @@ def _seen_values(task: Task) -> list[str]:
     return sorted(x for x in out if x)
 
 
-def _replacement(needle: str, fact: Fact, text: str, seen: list[str]) -> str | None:
+def _replacement(needle: str, fact: CheckFact, text: str, seen: list[str]) -> str | None:
     """Another value of the needle's kind seen in the task, else a near miss."""
     kind = _fact_kind(needle)
     for v in seen:

@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 
-from statebox.tasks import Fact
+from statebox.tasks import CheckFact
 
 __all__ = [
     "fact_values",
@@ -126,7 +126,7 @@ def normalise_fact(value: str | int | float) -> str:
     return normalise(value)
 
 
-def fact_values(fact: Fact) -> tuple[str | int | float, ...]:
+def fact_values(fact: CheckFact) -> tuple[str | int | float, ...]:
     """The alternatives of a fact (one for a plain value)."""
     return fact if isinstance(fact, tuple) else (fact,)
 
@@ -142,7 +142,7 @@ def _pattern(needle: str) -> re.Pattern[str]:
     )
 
 
-def find_fact(normalised_text: str, fact: Fact) -> str | None:
+def find_fact(normalised_text: str, fact: CheckFact) -> str | None:
     """The first alternative of ``fact`` that ``normalised_text`` carries, or None.
 
     Args:

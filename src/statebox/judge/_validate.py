@@ -6,13 +6,13 @@ golden tools exist in the domain; the oracle passes a full episode; the ``noop``
 ``refuse`` baseline agents fail one; every real mutant is caught (`_mutants`); and
 every plausible alternative is accepted (`_probes`).
 
-The episodes (oracle and baselines) run against the task's scripted user, with every
+The episodes (oracle and baselines) run against the task's rule-based user, with every
 rubric question answered *yes*: a baseline that passes then passes whatever a judge
 model would say, and a baseline that fails does so on the deterministic checks alone —
 so the floors hold with and without a judge model.
 
 Everything here runs on a `StateJudge`, whatever holds its worlds: `check_task`,
-`task_problems` and `validate_task` take a domain (and lint its identifiers);
+`task_problems` and `validate_task` take a domain (and run the solvability lint);
 `check_judged_task`, `judged_task_problems` and `validate_judged_task` any judge (an
 external backend's, `statebox.backends`), whose episodes run on its own backend.
 """
@@ -25,13 +25,13 @@ from statebox.domains import Domain
 from statebox.episode import Episode
 from statebox.errors import GoldenReplayError, StateboxError, TaskSpecError
 from statebox.judge._judge import Judge, StateJudge
-from statebox.judge._lint import lint_identifiers
+from statebox.judge._lint import lint_solvability
 from statebox.judge._mutants import OPERATORS, MutantResult, MutationContext
 from statebox.judge._probes import PROBES, ProbeContext, ProbeResult
 from statebox.judge._rubric import RubricAnswer
 from statebox.judge._verdict import Verdict
 from statebox.tasks import Task
-from statebox.users import ScriptedUser
+from statebox.users import RuleUser
 
 __all__ = [
     "BASELINES",
@@ -164,16 +164,14 @@ def static_problems(domain: Domain | StateJudge, task: Task) -> list[str]:
 
 
 async def play(judge: StateJudge, task: Task, factory: AgentFactory) -> Verdict:
-    """One full episode of ``factory``'s agent against the task's scripted user.
+    """One full episode of ``factory``'s agent against the task's rule-based user (cooperative).
 
     The episode runs where the judge's trials run (its domain, or its backend: a real
     server on a fresh database) and is judged with every rubric question answered yes.
     """
     mutating = frozenset(n for n in judge.tool_names() if judge.mutates(n))
     agent = factory(TrialContext(task, 0, 0, mutating))
-    episode = Episode(
-        judge.episode_backend(), task, ScriptedUser(task), worlds=judge.episode_worlds()
-    )
+    episode = Episode(judge.episode_backend(), task, RuleUser(task), worlds=judge.episode_worlds())
     try:
         obs = await episode.reset()
         while not obs.done:
@@ -244,7 +242,7 @@ async def check_judged_task(
 async def check_task(
     domain: Domain, task: Task, judge: Judge | None = None, *, lint: bool = True
 ) -> TaskCheck:
-    """`check_judged_task` on a domain, with the identifier lint (``lint``).
+    """`check_judged_task` on a domain, with the solvability lint (``lint``).
 
     The runner calls this before a campaign starts.
     """
@@ -253,7 +251,7 @@ async def check_task(
     if lint and not static_problems(domain, task):
         try:
             judge.golden_states(task)
-            extra = [str(p) for p in lint_identifiers(domain, task, judge)]
+            extra = [str(p) for p in lint_solvability(domain, task, judge)]
         except (GoldenReplayError, TaskSpecError):
             pass  # check_judged_task reports it
     checked = await check_judged_task(judge, task)

@@ -17,6 +17,8 @@ __all__ = [
     "DONE_MARKER",
     "JUDGE_PROMPT_HEAD",
     "TASK_HEADER",
+    "USER_HEADER",
+    "USER_STOP",
     "AssistantTurn",
     "Completion",
     "Message",
@@ -108,6 +110,13 @@ JUDGE_PROMPT_HEAD = "You are a strict grader of a customer-service conversation.
 TASK_HEADER = "X-Statebox-Task"
 """HTTP header naming the trial's task id, so a scripted model can replay that task.
 Headers never reach a model's context; `task_headers` sends it to loopback only."""
+
+USER_HEADER = "X-Statebox-User"
+"""HTTP header of an LLM user's requests: ``<behaviour>;<seed>;<trial>``, so a scripted
+model can play the same behaviour plan; sent beside `TASK_HEADER`, to loopback only."""
+
+USER_STOP = "###STOP###"
+"""The LLM user's stop token: a user reply carrying it ends the conversation."""
 
 
 def task_headers(task_id: str, base_url: str | None) -> dict[str, str]:

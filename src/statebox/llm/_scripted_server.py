@@ -11,11 +11,16 @@ it can be stopped and restarted in the middle of a campaign.
 How it plays each role (the trial's task comes from the ``X-Statebox-Task`` header,
 else from the user's opening message when that is unique):
 
-- agent (a request that offers tools): first asks the user for the task's facts, then
-  sends the golden calls ``calls_per_turn`` at a time (parallel tool calls), then the
-  task's reference response with ``<DONE>``;
-- user: answers with every fact the agent's last message names, else says it has
-  nothing to add;
+- agent (a request that offers tools): asks the user for the task's facts with their
+  ask phrases, then sends the golden calls ``calls_per_turn`` at a time (parallel tool
+  calls) with the values the user gave — asking again, or saying a value does not
+  match, before a call that needs one it has not heard right — then the task's
+  reference response with ``<DONE>`` (`statebox.dialogue.FactGatherer`, rebuilt from
+  the conversation on every request);
+- user: answers as the rule-based user would, replaying the conversation through
+  `statebox.dialogue.RuleEngine` with the behaviour plan the ``X-Statebox-User``
+  header names (``<behaviour>;<seed>;<trial>``), ending with the stop token when the
+  rule user would end;
 - judge (system prompt opening with `JUDGE_PROMPT_HEAD`): answers yes.
 """
 
@@ -27,7 +32,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from statebox.llm._messages import DONE_MARKER, JUDGE_PROMPT_HEAD, TASK_HEADER
+from statebox.dialogue import FactGatherer, RuleEngine, plan_for
+from statebox.llm._messages import (
+    DONE_MARKER,
+    JUDGE_PROMPT_HEAD,
+    TASK_HEADER,
+    USER_HEADER,
+    USER_STOP,
+)
 from statebox.llm._protocol_server import ProtocolRequest, ProtocolServer, Reply
 from statebox.tasks import Task, load_tasks
 
@@ -91,32 +103,51 @@ class GoldenResponder:
         return self._user(req, task)
 
     def _agent(self, req: ProtocolRequest, task: Task) -> Reply:
-        done = sum(1 for m in req.messages if m["role"] == "tool")
-        asked = any(m["role"] == "assistant" and not m["calls"] for m in req.messages)
-        if task.user.facts and not asked:
-            keys = ", ".join(k.replace("_", " ") for k in task.user.facts)
-            text = f"Happy to help. Could you give me your {keys}?"
-            return self._reply(req, text)
-        rest = task.golden[done:]
-        if rest:
-            calls = tuple(
-                (c.tool, json.dumps(c.args, sort_keys=True)) for c in rest[: self.calls_per_turn]
-            )
-            return self._reply(req, calls=calls)
+        talk = FactGatherer(task)
+        done = 0
+        for m in req.messages:
+            if m["role"] == "user":
+                talk.user_said(m["text"])
+            elif m["role"] == "tool":
+                done += 1
+            elif m["role"] == "assistant" and m["text"] and not m["calls"]:
+                talk.agent_said(m["text"])
+        if done == 0:
+            message = talk.opening_message()
+            if message is not None:
+                return self._reply(req, message)
+        calls: list[tuple[str, str]] = []
+        for call in task.golden[done : done + self.calls_per_turn]:
+            step = talk.for_call(call.args)
+            if step.kind != "call":
+                if calls:
+                    break  # send the calls first; the next request asks
+                text = step.text if step.kind == "ask" else f"{step.text} {DONE_MARKER}"
+                return self._reply(req, text)
+            calls.append((call.tool, json.dumps(step.args, sort_keys=True)))
+        if calls:
+            return self._reply(req, calls=tuple(calls))
         final = task.reference_response or "Your request has been handled."
         text = f"{final} {DONE_MARKER}"
         return self._reply(req, text)
 
     def _user(self, req: ProtocolRequest, task: Task) -> Reply:
-        asked = next((m["text"] for m in reversed(req.messages) if m["role"] == "user"), "")
-        lowered = asked.lower()
-        answers = [
-            f"My {k.replace('_', ' ')} is {v}."
-            for k, v in task.user.facts.items()
-            if k.lower() in lowered or k.replace("_", " ").lower() in lowered
-        ]
-        text = " ".join(answers) or "I have nothing more to add."
-        return self._reply(req, text)
+        behaviour, seed, trial = "cooperative", 0, 0
+        header = req.headers.get(USER_HEADER.lower(), "")
+        if header:
+            parts = header.split(";")
+            try:
+                behaviour, seed, trial = parts[0], int(parts[1]), int(parts[2])
+            except (IndexError, ValueError):
+                raise ValueError(f"bad {USER_HEADER} header {header!r}") from None
+        engine = RuleEngine(task.user, plan_for(task, behaviour, seed, trial))
+        # The user's conversation: its opening is an assistant turn; every user turn
+        # after the first (the connection notice) is an agent message.
+        asked = [m["text"] for m in req.messages if m["role"] == "user"][1:]
+        text, done = "I have nothing more to add.", False
+        for message in asked:
+            text, done = engine.reply(message)
+        return self._reply(req, f"{text} {USER_STOP}" if done else text)
 
 
 def _suite_tasks(name: str) -> list[Task]:

@@ -25,6 +25,7 @@ from statebox.records._record import (
     Timings,
     TrialRecord,
     TrialStatus,
+    UserInfo,
     latest_per_trial,
     trial_id,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "TrialRecord",
     "TrialRow",
     "TrialStatus",
+    "UserInfo",
     "find_trial",
     "latest_per_trial",
     "read_errors",

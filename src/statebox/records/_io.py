@@ -128,6 +128,10 @@ class TrialRow(NamedTuple):
         last_tool_ok: Weak-evaluator flag (False without a verdict).
         skipped_checks: Some check was not evaluated (a rubric with no judge model).
         cost_usd: Model spend of the trial in US dollars.
+        user_behaviour: The campaign's user behaviour (None: not recorded).
+        user_turns: Follow-up user turns audited for grounding.
+        ungrounded_turns: Of those, turns stating an ungrounded value.
+        volunteered_turns: Of those, turns volunteering a fact not asked for.
     """
 
     trial_id: str
@@ -145,11 +149,32 @@ class TrialRow(NamedTuple):
     last_tool_ok: bool
     skipped_checks: bool
     cost_usd: float
+    user_behaviour: str | None = None
+    user_turns: int = 0
+    ungrounded_turns: int = 0
+    volunteered_turns: int = 0
+
+
+def _user_fields(user: Any) -> tuple[str | None, int, int, int]:
+    """The user columns of a row from a record's ``user`` (a dict or a `UserInfo`)."""
+    if user is None:
+        return None, 0, 0, 0
+    if isinstance(user, dict):
+        audit = user.get("audit") or {}
+        return (
+            str(user["behaviour"]),
+            int(audit.get("user_turns", 0)),
+            int(audit.get("ungrounded_turns", 0)),
+            int(audit.get("volunteered_turns", 0)),
+        )
+    a = user.audit
+    return user.behaviour, a.user_turns, a.ungrounded_turns, a.volunteered_turns
 
 
 def trial_row(record: TrialRecord) -> TrialRow:
     """The `TrialRow` of a full record."""
     v = record.verdict
+    behaviour, turns, ungrounded, volunteered = _user_fields(record.user)
     signature = (
         v.signature.value
         if v is not None and v.signature is not None
@@ -171,6 +196,10 @@ def trial_row(record: TrialRecord) -> TrialRow:
         last_tool_ok=bool(v and v.flags.last_tool_ok),
         skipped_checks=bool(v and any(c.skipped for c in v.checks)),
         cost_usd=record.cost_usd,
+        user_behaviour=behaviour,
+        user_turns=turns,
+        ungrounded_turns=ungrounded,
+        volunteered_turns=volunteered,
     )
 
 
@@ -253,6 +282,7 @@ def _row_from_dict(data: dict[str, Any]) -> TrialRow:
             False,
             False,
             float(data["cost_usd"]),
+            *_user_fields(data.get("user")),
         )
     flags, comparison = v["flags"], v["comparison"]
     signature = v["signature"] or ("system_error" if status is TrialStatus.SYSTEM_ERROR else None)
@@ -272,6 +302,7 @@ def _row_from_dict(data: dict[str, Any]) -> TrialRow:
         bool(flags["last_tool_ok"]),
         v[_SKIPPED_KEY] if _SKIPPED_KEY in v else any(c.get("skipped") for c in v["checks"]),
         float(data["cost_usd"]),
+        *_user_fields(data.get("user")),
     )
 
 

@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol, TypeVar
 from pydantic import AwareDatetime
 
 from statebox._model import Model
+from statebox.dialogue import GroundingAudit
 from statebox.episode import Event, TerminationReason
 from statebox.judge import Verdict
 from statebox.llm import ModelCall, Usage
@@ -26,6 +27,7 @@ __all__ = [
     "Timings",
     "TrialRecord",
     "TrialStatus",
+    "UserInfo",
     "latest_per_trial",
     "trial_id",
 ]
@@ -89,6 +91,19 @@ class Timings(Model):
     """Everything, including record writing."""
 
 
+class UserInfo(Model):
+    """Who played the trial's user, how, and the grounding audit of its turns."""
+
+    player: str
+    """``rule``, ``human`` or the user model's ``provider:model``."""
+    behaviour: str
+    """The campaign's user behaviour (``cooperative``, ``misremembers``...)."""
+    misremembered: str | None = None
+    """The fact the misremembers behaviour got wrong at first (None: none)."""
+    audit: GroundingAudit = GroundingAudit()
+    """Ungrounded values and volunteered facts of the user's turns."""
+
+
 class TrialRecord(Model):
     """One trial: one line of results.jsonl."""
 
@@ -135,6 +150,9 @@ class TrialRecord(Model):
     """Thoughts the agent recorded with the ``think`` tool (they change nothing)."""
     thought_steps: tuple[int, ...] = ()
     """Per thought, how many tool calls the agent had made before it (where known)."""
+    user: UserInfo | None = None
+    """The simulated user and its grounding audit (None: not recorded, e.g. a system
+    error before the episode, or a record written before statebox audited users)."""
 
 
 class ErrorRecord(Model):

@@ -24,12 +24,14 @@ from statebox.report._card import (
 from statebox.report._html import DEFAULT_MAX_TRIALS, render_html_report, write_html_report
 from statebox.report._summary import CampaignRows, summarize, summarize_campaigns
 from statebox.report._table import METRIC_LABELS, SIGNATURE_MEANINGS, print_summary
+from statebox.report._users import NOT_RECORDED
 
 __all__ = [
     "CARD_METRICS",
     "COMPLEXITY",
     "DEFAULT_MAX_TRIALS",
     "METRIC_LABELS",
+    "NOT_RECORDED",
     "SIGNATURE_MEANINGS",
     "AblationConfig",
     "CampaignRows",

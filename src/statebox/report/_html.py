@@ -10,9 +10,10 @@ Trade-offs:
 * plotly.js is about 4.8 MB; inlining it once keeps the report one file that opens
   anywhere without a network, at the price of its size.
 * A campaign of 200,000 trials cannot carry every transcript in one page. The trial
-  browser embeds at most ``max_trials`` records — failed trials first, then one passing
-  trial per task and entry, then the rest — and the page says how many it holds. Every
-  figure is computed from all trials regardless.
+  browser embeds at most ``max_trials`` records — failed trials first, then passing
+  ones whose user turns the grounding audit flagged, then one passing trial per task
+  and entry, then the rest — and the page says how many it holds. Every figure is
+  computed from all trials regardless; the browser's user filter counts all trials too.
 * Text from records (transcripts, tool output) is inserted with ``textContent`` only,
   so a record cannot inject markup; the JSON blob escapes ``</`` for the same reason.
 """
@@ -52,6 +53,7 @@ _DETAIL_KEYS = (
     "cost_usd",
     "thoughts",
     "thought_steps",
+    "user",
 )
 
 
@@ -64,19 +66,28 @@ def _entry_names(summary: dict[str, Any]) -> dict[tuple[str, str], str]:
     return names
 
 
+def _flagged(r: TrialRow) -> bool:
+    return bool(r.ungrounded_turns or r.volunteered_turns)
+
+
 def _select(rows: Sequence[TrialRow], limit: int) -> list[TrialRow]:
-    """Failed trials first, then one passing trial per task and entry, then the rest."""
+    """Failed trials, then flagged passing ones, then one passing per task and entry.
+
+    Flagged: the grounding audit found an ungrounded value or a volunteered fact. The
+    rest follow.
+    """
     failed = [r for r in rows if r.status != TrialStatus.PASSED]
+    flagged = [r for r in rows if r.status == TrialStatus.PASSED and _flagged(r)]
     seen: set[tuple[str, str]] = set()
     first_pass: list[TrialRow] = []
     rest: list[TrialRow] = []
     for r in rows:
-        if r.status != TrialStatus.PASSED:
+        if r.status != TrialStatus.PASSED or _flagged(r):
             continue
         key = (r.task_id, r.agent_id)
         (rest if key in seen else first_pass).append(r)
         seen.add(key)
-    return (failed + first_pass + rest)[:limit]
+    return (failed + flagged + first_pass + rest)[:limit]
 
 
 def _trial_data(
@@ -93,6 +104,9 @@ def _trial_data(
             counts = task.setdefault("counts", {}).setdefault(names[(c.label, r.agent_id)], [0, 0])
             counts[0] += r.status == TrialStatus.PASSED
             counts[1] += 1
+            flags = task.setdefault("user_flags", {"ungrounded": 0, "volunteered": 0})
+            flags["ungrounded"] += r.ungrounded_turns > 0
+            flags["volunteered"] += r.volunteered_turns > 0
         chosen = _select(c.rows, per_campaign)
         records = read_result_dicts(c.directory, [r.trial_id for r in chosen])
         for r in chosen:
@@ -150,6 +164,7 @@ def render_html_report(
                 "agents",
                 "campaigns",
                 "signatures_pooled",
+                "by_behaviour",
                 "pareto",
                 "bootstrap",
                 "field_policy",

@@ -39,6 +39,7 @@ from statebox.metrics import (
     resampling_unit,
 )
 from statebox.records import Manifest, TrialRecord, TrialRow, TrialStatus, trial_row
+from statebox.report._users import behaviour_rows, user_figures
 from statebox.world import ExcludedField
 
 __all__ = ["CampaignRows", "summarize", "summarize_campaigns"]
@@ -238,6 +239,7 @@ def _entry(
         "floors": dict(manifest.baselines) if manifest is not None else {},
         "planned_trials": planned,
         "tasks_below_k_ids": below,
+        "users": user_figures(rows),
     }
 
 
@@ -314,17 +316,19 @@ def summarize_campaigns(
         ``agents`` (entry → summary: ``tasks``, ``trials``, ``k``, ``overall`` and
         ``by_domain`` with ``pass_at_1``, ``pass_at_k``, ``pass_hat_k_unbiased``,
         ``pass_hat_k_plugin``, ``observed_k_of_k``, ``retention``; ``ci``, ``curve``,
-        ``system_errors``, ``excluding_system_errors``, ``failures``, ``cost``),
-        ``campaigns``, ``signatures_pooled``, ``pareto``, ``bootstrap`` and
-        ``field_policy``. An entry is named by its agent id, or ``<campaign>:<agent
-        id>`` when an agent id occurs in several campaigns. With exactly one entry its
-        summary's keys are also at the top level.
+        ``system_errors``, ``excluding_system_errors``, ``failures``, ``cost``, ``users``:
+        user behaviours and grounding shares), ``campaigns``, ``signatures_pooled``,
+        ``by_behaviour`` (pass@1 and observed k/k per entry and user behaviour),
+        ``pareto``, ``bootstrap`` and ``field_policy``. An entry is named by its agent
+        id, or ``<campaign>:<agent id>`` when an agent id occurs in several campaigns.
+        With exactly one entry its summary's keys are also at the top level.
 
     Raises:
         ValueError: ``k`` is larger than every task's trial count, or below 1.
     """
     ids = Counter(a for c in campaigns for a in {r.agent_id for r in c.rows})
     agents: dict[str, Any] = {}
+    entry_rows: dict[str, list[TrialRow]] = {}
     listing: list[dict[str, Any]] = []
     for c in campaigns:
         by_agent: dict[str, list[TrialRow]] = {}
@@ -334,6 +338,7 @@ def summarize_campaigns(
         for agent_id, rows in sorted(by_agent.items()):
             name = agent_id if ids[agent_id] == 1 else f"{c.label}:{agent_id}"
             agents[name] = _entry(rows, k, spec, c.label, c.planned_trials, c.manifest)
+            entry_rows[name] = rows
             names.append(name)
         listing.append({"label": c.label, "directory": str(c.directory), "entries": names})
     pooled: Counter[str] = Counter()
@@ -343,6 +348,7 @@ def summarize_campaigns(
         "agents": agents,
         "campaigns": listing,
         "signatures_pooled": dict(sorted(pooled.items())),
+        "by_behaviour": behaviour_rows(entry_rows, agents),
         "pareto": _pareto(agents),
         "bootstrap": spec.describe("task clusters (see each entry's ci.unit)"),
         "field_policy": [e.model_dump() for e in excluded_fields],

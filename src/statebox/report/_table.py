@@ -243,6 +243,66 @@ def _weak_evaluator(console: Console, summary: dict[str, Any]) -> None:
     )
 
 
+def _share_text(count: int, share: float | None) -> str:
+    return f"{count} ({fmt_value(share)})" if share is not None else f"{count} (—)"
+
+
+def _users(console: Console, summary: dict[str, Any]) -> None:
+    """The grounding audit per entry and domain, then pass@1 and k/k per user behaviour."""
+    entries = {n: s["users"] for n, s in summary["agents"].items() if "users" in s}
+    if not entries:
+        return
+    if not any(u["audited_trials"] for u in entries.values()):
+        _wrapped(console, "simulated user: no trial records its user, so no grounding audit")
+    else:
+        table = Table(
+            title="simulated user: grounding audit of follow-up user turns",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+        )
+        table.add_column("entry")
+        table.add_column("domain")
+        for name in ("turns", "ungrounded", "volunteered", "trials ungr."):
+            table.add_column(name, justify="right")
+        for name, u in entries.items():
+            for domain, g in [("all", u), *u["by_domain"].items()]:
+                table.add_row(
+                    name if domain == "all" else "",
+                    domain,
+                    str(g["user_turns"]),
+                    _share_text(g["ungrounded_turns"], g["ungrounded_turn_share"]),
+                    _share_text(g["volunteered_turns"], g["volunteered_turn_share"]),
+                    _share_text(g["trials_with_ungrounded"], g["trials_with_ungrounded_share"]),
+                )
+        console.print(table)
+        _wrapped(
+            console,
+            "ungrounded / volunteered: follow-up user turns (their share) with an id, email, "
+            "date, amount or name the user was never given nor told / with a fact stated "
+            "before it was asked for; trials ungr.: trials with an ungrounded turn (share of "
+            "audited trials)",
+            indent="  ",
+        )
+    rows = summary.get("by_behaviour") or []
+    if rows:
+        by = Table(
+            title="by user behaviour", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False
+        )
+        for name in ("behaviour", "entry", "tasks", "trials", "pass@1", "observed k/k"):
+            by.add_column(name, justify="left" if name in ("behaviour", "entry") else "right")
+        for r in rows:
+            by.add_row(
+                r["behaviour"],
+                r["entry"],
+                str(r["tasks"]),
+                str(r["trials"]),
+                fmt_value(r["pass_at_1"]),
+                fmt_value(r["observed_k_of_k"]) + f" (k = {r['k']})",
+            )
+        console.print(by)
+
+
 def _pareto(console: Console, summary: dict[str, Any]) -> None:
     p = summary["pareto"]
     table = Table(
@@ -294,6 +354,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     _signatures(console, summary)
     if any(s["failures"]["failed_trials"] for s in summary["agents"].values()):
         _weak_evaluator(console, summary)
+    _users(console, summary)
     if "pareto" in summary and len(summary["agents"]) > 1:
         _pareto(console, summary)
     if summary.get("field_policy"):

@@ -32,8 +32,9 @@ from typing import IO, Any, NamedTuple
 
 import statebox
 from statebox.agents import Agent, AgentError, AgentFactory, AgentLimitReached, TrialContext
+from statebox.dialogue import UserBehaviour, audit_user_turns
 from statebox.domains import Domain
-from statebox.episode import Episode, Limits, TerminationReason, UserSimulator
+from statebox.episode import Episode, Event, Limits, TerminationReason, UserSimulator
 from statebox.errors import ConfigError, StateboxError
 from statebox.judge import (
     Judge,
@@ -58,6 +59,7 @@ from statebox.records import (
     Timings,
     TrialRecord,
     TrialStatus,
+    UserInfo,
     latest_per_trial,
     read_manifest,
     read_results,
@@ -70,7 +72,7 @@ from statebox.runner._executor import RecordSink, TrialExecutor
 from statebox.runner._faults import golden_write_calls, warn_inapplicable_faults
 from statebox.runner._progress import NullProgress, ProgressSink
 from statebox.tasks import Task, WorldCache, bundle_hash
-from statebox.users import ScriptedUser
+from statebox.users import RuleUserFactory
 
 __all__ = ["Campaign", "CampaignResult", "run_campaign"]
 
@@ -99,7 +101,11 @@ class Campaign(NamedTuple):
     resume: bool = False
     """Continue an existing campaign directory."""
     users: UserFactory | None = None
-    """Makes each trial's simulated user; None: the task's scripted user."""
+    """Makes each trial's simulated user; None: the rule-based user."""
+    user_behaviour: str = UserBehaviour.COOPERATIVE.value
+    """How the simulated user plays its spec (``cooperative``, ``misremembers``,
+    ``changes-goal``, ``impatient``, ``uncooperative``); a ``users`` factory must be built
+    with the same behaviour."""
     rubric: RubricJudge | None = None
     """Judge model for rubric checks; None: rubric checks are skipped and reported."""
     retry_errors: bool = False
@@ -167,7 +173,7 @@ def campaign_verdict_settings(c: Campaign) -> dict[str, Any]:
         "max_steps": c.limits.max_steps,
         "max_turns": c.limits.max_turns,
         "trial_timeout_s": c.trial_timeout_s,
-        "user_model": c.models.get("user", "scripted" if c.users is None else None),
+        "user_model": c.models.get("user", "rule" if c.users is None else None),
         "judge_model": c.models.get("judge"),
         **dict(c.verdict_settings),
     }
@@ -213,6 +219,7 @@ def _manifest(c: Campaign, domains: Mapping[str, Domain | Environment]) -> Manif
             "trial_timeout_s": c.trial_timeout_s,
             "domains": sorted(domains),
             "policy_mode": c.policy_mode or _TASK_POLICY_MODE,
+            "user_behaviour": c.user_behaviour,
             **({"models": dict(c.models)} if c.models else {}),
             **({"agent_specs": list(c.agent_specs)} if c.agent_specs else {}),
             **dict(c.source_settings),
@@ -338,6 +345,24 @@ class _Runner:
         }
         self.system_errors = 0
         self.baselines: dict[str, dict[str, int]] = {}
+        self.users: UserFactory = c.users or RuleUserFactory(c.user_behaviour, c.seed)
+        self.player = c.models.get("user", "rule")
+
+    def user_info(self, task: Task, user: UserSimulator, transcript: tuple[Event, ...]) -> UserInfo:
+        """Who played the user, and the grounding audit of its turns."""
+        plan = getattr(user, "plan", None)
+        turns = [
+            ("user" if e.kind == "user_message" else "agent", e.text or "")
+            for e in transcript
+            if e.kind in ("user_message", "agent_message", "end")
+        ]
+        declared = plan.declared_values() if plan is not None else ()
+        return UserInfo(
+            player=self.player,
+            behaviour=self.c.user_behaviour,
+            misremembered=getattr(plan, "misremembered", None),
+            audit=audit_user_turns(task.user, turns, declared),
+        )
 
     async def preflight(self) -> None:
         # The validator's checks short of mutants: a task whose oracle fails, whose noop
@@ -385,7 +410,7 @@ class _Runner:
         key = trial_id(task.id, agent.agent_id, trial)
         started = datetime.now(UTC)
         t0 = time.perf_counter()
-        user = self.c.users(task, trial) if self.c.users else ScriptedUser(task)
+        user = self.users(task, trial)
         episode = Episode(
             domain,
             task,
@@ -474,6 +499,10 @@ class _Runner:
         finally:
             transcript = episode.transcript
             episode.close()
+        try:
+            user_info: UserInfo | None = self.user_info(task, user, transcript)
+        except Exception:  # an unauditable transcript must not cost the trial its record
+            user_info = None
         record = TrialRecord(
             trial_id=key,
             campaign_id=self.manifest.campaign_id,
@@ -495,6 +524,7 @@ class _Runner:
             model_calls=tuple(meter.calls),
             thoughts=tuple(getattr(actor, "thoughts", ())),
             thought_steps=tuple(getattr(actor, "thought_steps", ())),
+            user=user_info,
         )
         record = self.write_record(record)
         self.progress.trial_done(record)
@@ -598,6 +628,11 @@ async def run_campaign(
         raise ConfigError("trials and concurrency must be at least 1")
     if not c.agents:
         raise ConfigError("no agent to run")
+    if c.user_behaviour not in {b.value for b in UserBehaviour}:
+        raise ConfigError(
+            f"unknown user behaviour {c.user_behaviour!r}; choose from "
+            + ", ".join(b.value for b in UserBehaviour)
+        )
     domains: dict[str, Domain | Environment] = {
         name: c.environments.get(name) or registry.domain(name)
         for name in sorted({t.domain for t in c.tasks})

@@ -58,7 +58,7 @@ class RayExecutor:
 
     Args:
         setup: Builds each worker's registry, user and judge (None: `RegistrySetup()`,
-            the installed domains, scripted users, no rubric judge).
+            the installed domains, rule-based users, no rubric judge).
         address: The cluster to join (``auto``, ``ray://host:10001``, ``host:6379``);
             None: the Ray session already started in this process, else a fresh local
             one (dashboard off).

@@ -60,7 +60,7 @@ class WorkerKit(NamedTuple):
     registry: Registry
     """Domains and agent builders (agents are rebuilt from their spec strings)."""
     users: UserFactory | None = None
-    """The simulated user's factory (None: the task's scripted user)."""
+    """The simulated user's factory (None: the rule-based user)."""
     rubric: RubricJudge | None = None
     """The rubric judge (None: rubric checks skipped and reported)."""
     aclose: Callable[[], Awaitable[None]] | None = None
@@ -82,7 +82,7 @@ class RegistrySetup(NamedTuple):
     """The plain recipe: the installed domains plus extra domain references.
 
     Agents come from their spec strings (``oracle``, ``fault:...``, ``sleepy:...``);
-    users are the tasks' scripted users and rubric checks are skipped. Model agents,
+    users are rule-based users and rubric checks are skipped. Model agents,
     users and judges need the CLI's recipe (``statebox run --executor ray``).
     """
 
@@ -256,6 +256,8 @@ class TrialWorker:
             trial_timeout_s=config.trial_timeout_s,
             policy_mode=config.policy_mode,
             users=kit.users,
+            user_behaviour=str(config.manifest.settings.get("user_behaviour", "cooperative")),
+            models={str(k): str(v) for k, v in config.manifest.settings.get("models", {}).items()},
             rubric=kit.rubric,
         )
         runner = _Runner(campaign, domains, config.manifest, NullProgress())

@@ -35,7 +35,7 @@ from statebox.serve._failures import INFRASTRUCTURE, EpisodeSystemError, check_e
 from statebox.serve._readiness import Probe
 from statebox.tasks import Task, WorldCache
 from statebox.tools import ToolCall, ToolResult
-from statebox.users import ScriptedUser
+from statebox.users import RuleUser
 
 __all__ = ["Session", "SessionStore", "TaskCatalog", "new_secret", "same_secret"]
 
@@ -192,11 +192,11 @@ class TaskCatalog:
             raise ConfigError(f"unknown task {task_id!r}") from None
 
     def episode(self, task: Task) -> Episode:
-        """A new (not yet reset) episode of ``task`` with its scripted user."""
+        """A new (not yet reset) episode of ``task`` with a rule-based user."""
         return Episode(
             self.domains[task.domain],
             task,
-            ScriptedUser(task),
+            RuleUser(task),
             worlds=self.worlds,
             limits=self.limits,
             policy_mode=self.policy_mode,

@@ -2,9 +2,9 @@
 
 from statebox.tasks._loader import bundle_hash, load_tasks, parse_tasks
 from statebox.tasks._model import (
+    CheckFact,
     Checks,
     DontCare,
-    Fact,
     GoldenCall,
     ReplyCheck,
     ResponseCheck,
@@ -16,9 +16,12 @@ from statebox.tasks._model import (
     TextCheck,
     UserSpec,
 )
+from statebox.tasks._user import BehaviourSpec, Fact, default_ask
 from statebox.tasks._worlds import WorldCache
 
 __all__ = [
+    "BehaviourSpec",
+    "CheckFact",
     "Checks",
     "DontCare",
     "Fact",
@@ -34,6 +37,7 @@ __all__ = [
     "UserSpec",
     "WorldCache",
     "bundle_hash",
+    "default_ask",
     "load_tasks",
     "parse_tasks",
 ]

@@ -15,12 +15,13 @@ from pydantic import AwareDatetime, Field, ValidationInfo, field_validator, mode
 
 from statebox._model import Model
 from statebox.kit import PolicyMode
+from statebox.tasks._user import UserSpec
 from statebox.world import Scalar
 
 __all__ = [
+    "CheckFact",
     "Checks",
     "DontCare",
-    "Fact",
     "GoldenCall",
     "ReplyCheck",
     "ResponseCheck",
@@ -54,21 +55,6 @@ class StatePatch(Model):
     """table → primary-key mappings of rows removed after the upserts."""
 
 
-class UserSpec(Model):
-    """The simulated user: what they say first, who they are, what only they know."""
-
-    opening: str
-    """The user's first message."""
-    persona: str = ""
-    """Who the user is (for an LLM user simulator)."""
-    facts: dict[str, Scalar] = {}
-    """Private facts, revealed only when asked (ids, emails, dates the agent needs)."""
-    goal: str = ""
-    """What the user wants, in their words."""
-    script: tuple[str, ...] = ()
-    """Replies of the scripted user, in order, one per agent message; then it ends."""
-
-
 class SqlInvariant(Model):
     """A SQL predicate over the terminal state: the query returns one row of one column."""
 
@@ -80,7 +66,7 @@ class SqlInvariant(Model):
     """What the invariant protects, for reports."""
 
 
-Fact: TypeAlias = str | int | float | tuple[str | int | float, ...]
+CheckFact: TypeAlias = str | int | float | tuple[str | int | float, ...]
 """A value written text or a reply must carry: a string, a number, or a tuple of
 alternatives of which any one will do. Matched after normalisation (`statebox.judge`):
 case, amounts (``$1,250.00`` = ``1250``), dates (ISO and common spellings), whole tokens."""
@@ -113,7 +99,7 @@ class TextCheck(RowSelector):
     ``must_not_contain`` value is present.
     """
 
-    must_contain: tuple[Fact, ...] = ()
+    must_contain: tuple[CheckFact, ...] = ()
     """Facts the text must carry (a tuple: any one of its values)."""
     must_not_contain: tuple[str | int | float, ...] = ()
     """Values the text must not carry (a wrong amount, another customer's id)."""
@@ -131,10 +117,11 @@ class ReplyCheck(Model):
     """Facts the agent's replies to the user must (not) carry; deterministic, no model.
 
     Read over every message the agent sent the user (a fact told once was told), with
-    the normalisation of text checks.
+    the normalisation of text checks; a required fact counts only where the agent states
+    it, not in a question it asks.
     """
 
-    must_contain: tuple[Fact, ...] = ()
+    must_contain: tuple[CheckFact, ...] = ()
     """Facts the replies must carry (a tuple: any one of its values)."""
     must_not_contain: tuple[str | int | float, ...] = ()
     """Values no reply may carry."""

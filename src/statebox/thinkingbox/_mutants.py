@@ -32,7 +32,7 @@ from statebox.thinkingbox._environment import ThinkingBoxEnvironment, ThinkingBo
 from statebox.thinkingbox._probe import probe_golden, state_paths
 from statebox.thinkingbox._session import TbSession
 from statebox.tools import ToolCall
-from statebox.users import ScriptedUser
+from statebox.users import RuleUser
 
 __all__ = ["CaseValidation", "validate_case", "validate_thinkingbox"]
 
@@ -70,7 +70,7 @@ async def _run(
     env: ThinkingBoxEnvironment, task: Task, calls: Sequence[GoldenCall]
 ) -> tuple[Verdict, dict[str, str]]:
     """One trial of ``calls`` on fresh servers: the check's verdict and the end state."""
-    episode = Episode(env, task, ScriptedUser(task), limits=Limits(max_steps=len(calls) + 5))
+    episode = Episode(env, task, RuleUser(task), limits=Limits(max_steps=len(calls) + 5))
     agent = _Plan(calls, task.reference_response)
     try:
         obs = await episode.reset()

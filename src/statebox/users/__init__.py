@@ -1,7 +1,20 @@
-"""Simulated users: scripted, LLM and human."""
+"""Simulated users: the rule-based user (the offline default), the LLM user, a human."""
 
 from statebox.users._human import HumanUser
-from statebox.users._llm import LLMUser, LLMUserFactory, user_system_prompt
-from statebox.users._scripted import ScriptedUser
+from statebox.users._llm import (
+    DEFAULT_USER_TEMPERATURE,
+    LLMUser,
+    LLMUserFactory,
+    user_system_prompt,
+)
+from statebox.users._rule import RuleUser, RuleUserFactory
 
-__all__ = ["HumanUser", "LLMUser", "LLMUserFactory", "ScriptedUser", "user_system_prompt"]
+__all__ = [
+    "DEFAULT_USER_TEMPERATURE",
+    "HumanUser",
+    "LLMUser",
+    "LLMUserFactory",
+    "RuleUser",
+    "RuleUserFactory",
+    "user_system_prompt",
+]

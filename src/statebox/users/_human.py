@@ -43,11 +43,23 @@ class HumanUser:
     async def opening(self) -> str:
         """Show the brief; read the opening (empty keeps the task's)."""
         spec = self._task.user
-        facts = "\n".join(f"  {k}: {v}" for k, v in spec.facts.items()) or "  (none)"
+        facts = (
+            "\n".join(
+                f"  {k}: {f.value} (asked as: {', '.join(f.ask)})" for k, f in spec.facts.items()
+            )
+            or "  (none)"
+        )
+        b = spec.behaviour
+        react = (
+            f"{'agree' if b.confirm else 'decline'} when the agent proposes the change; push "
+            f"back {b.pushback} time(s) on a refusal; "
+            f"{'accept' if b.alternative else 'decline'} an alternative"
+        )
         self._write(
             f"You play the customer of task {self._task.id}.\n"
             f"Persona: {spec.persona}\nGoal: {spec.goal}\nFacts (give them only when asked):\n"
-            f"{facts}\nType /done to end the conversation.\nTask opening: {spec.opening}"
+            f"{facts}\nReactions: {react}.\nType /done to end the conversation.\n"
+            f"Task opening: {spec.opening}"
         )
         text = (await self._line("customer (enter keeps the opening)> ")).strip()
         return text or spec.opening

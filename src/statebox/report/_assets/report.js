@@ -222,6 +222,35 @@
     ft.appendChild(el("p", { cls: "note", text: "Fields left out of state comparison: " + S.field_policy.map(function (e) { return e.table + "." + e.column + " (" + e.reason + ")"; }).join(", ") }));
   }
 
+  // ---- simulated users ----------------------------------------------------------------
+  var BEH = S.by_behaviour || [];
+  var behLabels = BEH.map(function (r) { return r.behaviour + " · " + r.entry; });
+  PLOTS.push(Plotly.newPlot("chart-behaviours", [
+    { type: "bar", name: "pass@1", x: behLabels, y: BEH.map(function (r) { return r.pass_at_1; }) },
+    { type: "bar", name: "observed k/k (tasks passed in every trial)", x: behLabels,
+      y: BEH.map(function (r) { return r.observed_k_of_k; }) }
+  ], { barmode: "group", yaxis: { range: [0, 1.05], title: { text: "share" } }, margin: { t: 20 } }, PLOT_CONFIG));
+  var ut = document.getElementById("user-tables");
+  ut.appendChild(el("h3", { text: "By user behaviour" }));
+  ut.appendChild(table(["behaviour", "entry", "tasks", "trials", "pass@1", "observed k/k"],
+    BEH.map(function (r) { return [r.behaviour, r.entry, r.tasks, r.trials, fmt(r.pass_at_1), fmt(r.observed_k_of_k) + " (k = " + r.k + ")"]; })));
+  function shareText(n, share) { return n + " (" + (share === null || share === undefined ? "—" : share.toFixed(3)) + ")"; }
+  var auditRows = [];
+  ENTRIES.forEach(function (n) {
+    var u = S.agents[n].users;
+    if (!u) { return; }
+    [["all", u]].concat(Object.keys(u.by_domain).sort().map(function (d) { return [d, u.by_domain[d]]; })).forEach(function (pair) {
+      var g = pair[1];
+      auditRows.push([pair[0] === "all" ? n : "", pair[0], pair[0] === "all" ? u.behaviours.join(", ") : "", g.user_turns,
+        shareText(g.ungrounded_turns, g.ungrounded_turn_share), shareText(g.volunteered_turns, g.volunteered_turn_share),
+        shareText(g.trials_with_ungrounded, g.trials_with_ungrounded_share)]);
+    });
+  });
+  ut.appendChild(el("h3", { text: "Grounding audit of follow-up user turns" }));
+  var auditTable = table(["entry", "domain", "behaviour", "user turns", "ungrounded turns (share)", "volunteered turns (share)", "trials with an ungrounded turn (share)"], auditRows);
+  auditTable.id = "grounding-table";
+  ut.appendChild(auditTable);
+
   // ---- trial browser ------------------------------------------------------------------
   var T = DATA.trials;
   document.getElementById("browser-note").textContent = T.embedded + " of " + T.total +
@@ -231,10 +260,18 @@
   var taskIndex = {};
   T.tasks.forEach(function (t) { taskIndex[t.task_id] = t; });
 
+  var userFilter = document.getElementById("user-filter");
+  function flaggedTrial(d, kind) {
+    var a = d.user && d.user.audit;
+    if (!kind) { return true; }
+    return !!a && (kind === "ungrounded" ? a.ungrounded_turns > 0 : a.volunteered_turns > 0);
+  }
   function renderTasks(filter) {
     taskList.textContent = "";
+    var kind = userFilter.value;
     T.tasks.forEach(function (t) {
       if (filter && t.task_id.indexOf(filter) < 0) { return; }
+      if (kind && !(t.user_flags && t.user_flags[kind] > 0)) { return; }
       var li = el("li", { "data-task": t.task_id }, t.task_id);
       Object.keys(t.counts).forEach(function (e) {
         var c = t.counts[e];
@@ -249,8 +286,9 @@
     if (!t) { return; }
     Array.prototype.forEach.call(taskList.children, function (li) { li.classList.toggle("active", li.getAttribute("data-task") === taskId); });
     trialList.textContent = "";
-    if (!t.trials.length) { trialList.appendChild(el("li", { text: "no trial of this task is embedded" })); }
-    t.trials.forEach(function (key) {
+    var shown = t.trials.filter(function (key) { return flaggedTrial(T.details[key], userFilter.value); });
+    if (!shown.length) { trialList.appendChild(el("li", { text: "no trial of this task is embedded" })); }
+    shown.forEach(function (key) {
       var d = T.details[key];
       var li = el("li", { "data-trial": key }, el("span", { cls: d.status, text: d.status }), " " + d.entry + " #" + d.trial);
       li.addEventListener("click", function () { location.hash = "trial=" + encodeURIComponent(key); });
@@ -283,6 +321,14 @@
       detail.appendChild(table(["check", "result", "detail"], v.checks.map(function (c) {
         return [c.name, c.error ? "error" : c.skipped ? "unjudged" : c.passed ? "pass" : "FAIL", c.detail];
       })));
+    }
+    if (d.user) {
+      var a = d.user.audit || {};
+      var flags = (a.ungrounded || []).map(function (u) { return "turn " + u.turn + ": ungrounded " + u.kind + " " + u.value; })
+        .concat((a.volunteered || []).map(function (v) { return "turn " + v.turn + ": volunteered " + v.fact; }));
+      detail.appendChild(el("p", { cls: "note user-audit", text: "user: " + d.user.player + ", " + d.user.behaviour +
+        (d.user.misremembered ? " (misremembers " + d.user.misremembered + ")" : "") + " · " + (a.user_turns || 0) +
+        " follow-up turns · " + (flags.length ? flags.join("; ") : "no ungrounded value, no volunteered fact") }));
     }
     detail.appendChild(el("h4", { text: "Transcript and tool calls" }));
     var tr = el("div", { cls: "transcript" });
@@ -327,10 +373,18 @@
   }
   function route() {
     var h = decodeURIComponent(location.hash.slice(1));
+    if (h.indexOf("user=") === 0) {  // #user=ungrounded: the browser filtered by the audit
+      userFilter.value = h.slice(5);
+      renderTasks(document.getElementById("task-filter").value);
+    }
     if (h.indexOf("trial=") === 0) { openTrial(h.slice(6)); }
     else if (h.indexOf("task=") === 0) { openTask(h.slice(5)); }
   }
   document.getElementById("task-filter").addEventListener("input", function (e) { renderTasks(e.target.value); });
+  userFilter.addEventListener("change", function () {
+    renderTasks(document.getElementById("task-filter").value);
+    trialList.textContent = "";
+  });
   window.addEventListener("hashchange", route);
   renderTasks("");
   route();

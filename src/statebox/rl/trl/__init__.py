@@ -54,7 +54,7 @@ def for_suite(
         registry: Where the suite and its domains come from (default: the built-in
             domains and the ``statebox.domains`` entry points).
         allow_test: Allow a test split (refused by default: it is for measuring).
-        users: The simulated user of each rollout (default: each task's scripted user).
+        users: The simulated user of each rollout (default: each task's rule-based user).
         limits: Per-episode limits.
 
     Returns:

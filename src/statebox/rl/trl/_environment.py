@@ -54,7 +54,7 @@ from statebox.rl._errors import TrialSystemError
 from statebox.serve import TaskCatalog
 from statebox.tasks import Task
 from statebox.tools import ToolCall, ToolResult, ToolSpec
-from statebox.users import ScriptedUser
+from statebox.users import RuleUser
 
 __all__ = ["USER_TOOL", "StateboxTrlEnvironment", "environment_class"]
 
@@ -173,7 +173,7 @@ class StateboxTrlEnvironment:
         self._task = task
         self.trial_id = f"{task.id}/{next(_COUNTER)}"
         cat = self.catalog
-        user = ScriptedUser(task) if self._users is None else self._users(task)
+        user = RuleUser(task) if self._users is None else self._users(task)
         episode = Episode(
             cat.domains[task.domain],
             task,
@@ -291,7 +291,7 @@ def environment_class(
         tasks: The tasks rollouts may reset to (by the dataset row's ``task_id``).
         domains: Their domains by name.
         allow_test: Let ``reset`` start ``split: test`` tasks (refused by default).
-        users: The simulated user of each rollout (default: the task's scripted user).
+        users: The simulated user of each rollout (default: the task's rule-based user).
         limits: Per-episode step and turn limits.
         timeout_s: Longest one step may take before the rollout is a system error.
         name: The class's name (TRL logs the reward under it).
