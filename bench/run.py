@@ -166,6 +166,7 @@ class CampaignFigures(NamedTuple):
     per_trial_ms: float  # median end to end, record write included (concurrency 1 only)
     record_total_ms: float  # median of the records' own timings.total_s (before the write)
     cpu_per_trial_ms: float  # this process's CPU time while trials ran, per trial
+    wall_per_trial_ms: float  # the same window's wall time, per trial (mean, like the CPU)
     trials_per_s: float  # while trials run
     trials_per_s_all: float  # counting start-up (golden replay of every task)
     wall_s: float  # the whole campaign, start-up included
@@ -197,6 +198,7 @@ def bench_campaign(
         per_trial,
         _median_ms([r.timings.total_s for r in records]),
         cpu * 1000 / result.ran,
+        trials_wall * 1000 / result.ran,
         result.ran / trials_wall,
         result.ran / wall,
         wall,
