@@ -2,24 +2,32 @@
 
 Usage: python bench/suite.py [--quick] [--no-ray] [--latency-s 0.05] [--json FILE]
 
-Rows (each with the baseline it is compared with, where one exists):
+Every row carries a baseline measured in this same run (no constants) and the ratio
+(above 1: statebox better, or for a ratio of two statebox figures, the first faster):
 
-- harness time per trial with the oracle (`bench/run.py`; baseline: the 5 ms target);
-- world clone time (`bench/run.py`; baseline: a rebuild from schema + seed);
-- trials per second with the simulated-latency agent (``sleepy:latency_s=L``: an oracle
-  that waits L seconds before each action, standing for a model call) at 1, 100 and
-  1,000 trials in flight, on the local executor and on Ray (a local Ray started here,
-  one trial worker per CPU); baseline: the ideal rate, concurrency ÷ the trial's pure
-  model time (actions × L), i.e. zero harness cost and perfect overlap. Rates count
-  the time trials ran (first start to last end), not start-up (golden replay, Ray
-  workers), which is given beside;
+- harness time per trial with the oracle, end to end (the previous record written to
+  this one's: clone, golden calls, judge, record write; `bench/run.py`), beside the
+  record's own timings (which stop before the write);
+- world clone to first query (`bench/run.py`: the deserialise plus SQLite's schema
+  parse), beside a peer's fresh world: a tau2-style JSON database load of the same rows,
+  and a fresh MCP stdio server start to its first tool result (the official ``mcp``
+  SDK); with tau2 importable, also tau2's own retail oracle trial (`bench/tau2_side.py`);
+- with the simulated-latency agent (``sleepy:latency_s=L``: an oracle that waits L s
+  before each action, standing for a model call) at 1, 100 and 1,000 trials in flight,
+  on the local executor and on Ray (a local Ray started here, one worker per CPU):
+  trials/s while trials ran, CPU time per trial (this process and every child, Ray's
+  workers included) against the oracle's CPU per trial at concurrency 1, trials per
+  CPU-second (the rate per fully used core), and Ray's trials/s against local's;
 - peak memory per live episode: a fresh process runs 1,000 sleepy trials all in flight
-  at once (1 s per call); (peak RSS − RSS before) ÷ 1,000;
-- harness share of trial time with a 2 s model call: sleepy trials at ``latency_s=2``;
-  1 − model time ÷ trial time;
-- report time for 200,000 records (`bench/report.py`; baseline: the 10 s target);
-- MCP gateway throughput (`bench/gateway.py`, concurrency 50; baseline: one backend
-  process start per episode, ~1.3 s, as ThinkingBox resets).
+  (1 s per call); (peak RSS − RSS before) ÷ 1,000, against the world's own bytes;
+- harness share of trial time with a 2 s model call; 1 − model time ÷ trial time;
+- report over 200,000 records in a fresh process (`bench/report.py`): time against
+  reading the file alone, peak memory (the process's own VmHWM) against the file size;
+- per-step transport overhead, one sequential client (`bench/transport.py`): MCP
+  gateway (official client and raw JSON-RPC), OpenEnv HTTP and WebSocket, against
+  `Episode.step` in process;
+- MCP gateway episodes/s at 1 and 50 in flight (`bench/gateway.py`, one TLS context
+  for all clients), against one fresh MCP stdio server start per episode, measured.
 
 ``--quick`` shrinks every sample (20,000 report records, fewer trials) to finish in a
 few minutes; the full run takes longer mostly for the report's 200,000 records.
@@ -44,7 +52,8 @@ from typing import Any, NamedTuple
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
-from run import bench_campaign, bench_clone  # noqa: E402
+from run import TrialStamps, bench_campaign, bench_clone  # noqa: E402
+from tau2_side import tau2_side_by_side  # noqa: E402
 
 from statebox.records import read_results  # noqa: E402
 from statebox.registry import default_registry  # noqa: E402
@@ -67,11 +76,42 @@ def _ratio(x: float, base: float, better: str = "higher") -> str:
     return f"{x / base:.2f}x" if better == "higher" else f"{base / x:.2f}x"
 
 
+def cpu_s() -> float:
+    """CPU seconds of this process and of every live descendant (Ray's workers).
+
+    Read from /proc, so a child that already exited is not counted: Ray's workers live
+    for the whole session, which is what is measured.
+    """
+    own = time.process_time()
+    tick = os.sysconf("SC_CLK_TCK")
+    parents: dict[int, int] = {}
+    ticks: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        pid = int(entry.name)
+        parents[pid] = int(fields[1])
+        ticks[pid] = int(fields[11]) + int(fields[12])  # utime + stime
+    me, children = os.getpid(), 0
+    for pid in ticks:
+        p = parents.get(pid)
+        while p is not None and p > 1 and p != me:
+            p = parents.get(p)
+        if p == me:
+            children += ticks[pid]
+    return own + children / tick
+
+
 class SleepyFigures(NamedTuple):
     trials: int
     trials_per_s: float  # while trials ran
     wall_s: float  # whole campaign, start-up included
-    ideal_per_s: float  # concurrency / model time per trial
+    cpu_per_trial_ms: float  # CPU of this process and its children, per trial
     harness_share: float  # median 1 - model time / trial time
 
 
@@ -85,6 +125,13 @@ def sleepy_campaign(
     if per_task == 1:
         tasks = tasks[:trials_total]
     spec = f"sleepy:latency_s={latency_s}"
+    cpu0 = [0.0]
+
+    class Sink(TrialStamps):
+        def start(self, total: int, already_done: int) -> None:
+            cpu0[0] = cpu_s()  # after start-up (golden replay, Ray workers)
+            super().start(total, already_done)
+
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "run"
         c = Campaign(
@@ -97,7 +144,8 @@ def sleepy_campaign(
             trial_timeout_s=3600,
         )
         t0 = time.perf_counter()
-        result = asyncio.run(run_campaign(c, registry, executor=executor))
+        result = asyncio.run(run_campaign(c, registry, progress=Sink(), executor=executor))
+        cpu = cpu_s() - cpu0[0]
         wall = time.perf_counter() - t0
         records = read_results(out)
     if result.system_errors or not all(r.status == "passed" for r in records):
@@ -105,10 +153,13 @@ def sleepy_campaign(
     first = min(r.started_at.timestamp() for r in records)
     last = max(r.started_at.timestamp() + r.timings.total_s for r in records)
     model_s = [len(r.model_calls) * latency_s for r in records]
-    ideal = concurrency / statistics.mean(model_s)
     shares = [1 - m / r.timings.total_s for m, r in zip(model_s, records, strict=True)]
     return SleepyFigures(
-        len(records), len(records) / (last - first), wall, ideal, statistics.median(shares)
+        len(records),
+        len(records) / (last - first),
+        wall,
+        cpu * 1000 / len(records),
+        statistics.median(shares),
     )
 
 
@@ -173,8 +224,8 @@ def report_figures(records: int) -> dict[str, float]:
     return r
 
 
-def gateway_figures(episodes: int) -> dict[str, float]:
-    cmd = [sys.executable, str(BENCH / "gateway.py"), "--levels", "50"]
+def gateway_figures(level: int, episodes: int) -> dict[str, float]:
+    cmd = [sys.executable, str(BENCH / "gateway.py"), "--levels", str(level)]
     out = subprocess.run(
         [*cmd, "--episodes-per-level", str(episodes)],
         check=True,
@@ -183,6 +234,22 @@ def gateway_figures(episodes: int) -> dict[str, float]:
     ).stdout
     row: dict[str, float] = json.loads(out.strip().splitlines()[-1])[0]
     return row
+
+
+def transport_figures(episodes: int, steps: int) -> dict[str, float]:
+    cmd = [sys.executable, str(BENCH / "transport.py"), "--json"]
+    out = subprocess.run(
+        [*cmd, "--episodes", str(episodes), "--steps", str(steps)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    r: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    return r
+
+
+def _ms(x: float) -> str:
+    return f"{x:.3f} ms" if x < 10 else f"{x:.0f} ms"
 
 
 def main() -> None:
@@ -199,7 +266,14 @@ def main() -> None:
         return
     q = args.quick
     rows: list[Row] = []
-    figures: dict[str, Any] = {"quick": q, "latency_s": args.latency_s, "cpus": os.cpu_count()}
+    load = os.getloadavg()
+    figures: dict[str, Any] = {
+        "quick": q,
+        "latency_s": args.latency_s,
+        "cpus": os.cpu_count(),
+        "load_before": load,
+    }
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
 
     def add(row: Row) -> None:
         rows.append(row)
@@ -209,20 +283,49 @@ def main() -> None:
     figures["oracle"] = oracle._asdict()
     add(
         Row(
-            f"harness time per trial, oracle ({SUITE})",
+            f"trial end to end, oracle ({SUITE}, {oracle.trials}; record write included)",
             f"{oracle.per_trial_ms:.2f} ms",
-            "5 ms (target)",
-            _ratio(oracle.per_trial_ms, 5.0, "lower"),
+            f"{oracle.record_total_ms:.2f} ms (the record's timings, before the write)",
+            f"{oracle.per_trial_ms / oracle.record_total_ms:.2f}x as long",
         )
     )
-    clone = bench_clone(SUITE, quiet=True)
+    add(
+        Row(
+            "CPU time per trial, oracle, concurrency 1",
+            f"{oracle.cpu_per_trial_ms:.2f} ms",
+            f"{oracle.wall_per_trial_ms:.2f} ms (its mean wall time, same window)",
+            f"{oracle.cpu_per_trial_ms / oracle.wall_per_trial_ms:.2f} of wall",
+        )
+    )
+    tau2 = tau2_side_by_side(10 if q else 50)
+    if tau2 is None:
+        print("tau2 side-by-side: skipped (tau2 is not importable here)", file=sys.stderr)
+    else:
+        figures["tau2"] = tau2
+        add(
+            Row(
+                "oracle trial, tau2-bench retail (same run)",
+                f"{tau2['trial_ms']:.2f} ms",
+                f"{oracle.per_trial_ms:.2f} ms (statebox, end to end)",
+                _ratio(oracle.per_trial_ms, tau2["trial_ms"], "lower"),
+            )
+        )
+    clone = bench_clone(SUITE, quiet=True, clones=500 if q else 2000, mcp_starts=3 if q else 5)
     figures["clone"] = clone._asdict()
     add(
         Row(
-            f"world clone ({clone.domain}, {clone.size_kib:.0f} KiB)",
+            f"world clone to first query ({clone.domain}, {clone.size_kib:.0f} KiB)",
             f"{clone.clone_ms:.3f} ms",
-            f"{clone.rebuild_ms:.2f} ms (rebuild from schema+seed)",
-            _ratio(clone.clone_ms, clone.rebuild_ms, "lower"),
+            f"{clone.json_load_ms:.2f} ms (tau2-style JSON DB load, {clone.json_kib:.0f} KiB)",
+            _ratio(clone.clone_ms, clone.json_load_ms, "lower"),
+        )
+    )
+    add(
+        Row(
+            "world clone to first query, against a process per trial",
+            f"{clone.clone_ms:.3f} ms",
+            f"{clone.mcp_start_ms:.0f} ms (fresh MCP stdio server to first result)",
+            _ratio(clone.clone_ms, clone.mcp_start_ms, "lower"),
         )
     )
     levels = [int(x) for x in args.levels.split(",")]
@@ -241,13 +344,25 @@ def main() -> None:
             figures["sleepy"][f"{name}@{n}"] = f._asdict()
             add(
                 Row(
-                    f"trials/s, sleepy {args.latency_s} s/call, {name}, {n} in flight "
-                    f"({f.trials} trials; wall {f.wall_s:.1f} s)",
-                    f"{f.trials_per_s:.1f}",
-                    f"{f.ideal_per_s:.1f} (ideal: zero harness, full overlap)",
-                    _ratio(f.trials_per_s, f.ideal_per_s),
+                    f"sleepy {args.latency_s} s/call, {name}, {n} in flight "
+                    f"({f.trials} trials, wall {f.wall_s:.1f} s): trials/s; CPU/trial",
+                    f"{f.trials_per_s:.1f}/s; {f.cpu_per_trial_ms:.2f} ms "
+                    f"({1000 / f.cpu_per_trial_ms:.0f} trials per CPU-s)",
+                    f"{oracle.cpu_per_trial_ms:.2f} ms CPU/trial (oracle, concurrency 1)",
+                    _ratio(f.cpu_per_trial_ms, oracle.cpu_per_trial_ms, "lower"),
                 )
             )
+            local = figures["sleepy"].get(f"local@{n}")
+            if name == "ray" and local is not None:
+                add(
+                    Row(
+                        f"Ray against local, {n} in flight: trials/s; CPU/trial",
+                        f"{f.trials_per_s:.1f}/s; {f.cpu_per_trial_ms:.2f} ms",
+                        f"{local['trials_per_s']:.1f}/s; {local['cpu_per_trial_ms']:.2f} ms",
+                        f"{f.trials_per_s / local['trials_per_s']:.2f}x trials/s; "
+                        f"{f.cpu_per_trial_ms / local['cpu_per_trial_ms']:.2f}x CPU",
+                    )
+                )
     if not args.no_ray:
         ray.shutdown()
     live = 200 if q else 1000
@@ -264,8 +379,8 @@ def main() -> None:
         Row(
             f"peak memory per live episode ({live} sleepy trials in flight, {SUITE})",
             f"{mem['per_episode_kib']:.0f} KiB",
-            f"{mem['rss_before_mib']:.0f} MiB process before",
-            "-",
+            f"{clone.size_kib:.0f} KiB (the world's own bytes)",
+            f"{mem['per_episode_kib'] / clone.size_kib:.2f}x the world",
         )
     )
     slow = sleepy_campaign(3 if q else 6, 3 if q else 12, 2.0)
@@ -283,35 +398,69 @@ def main() -> None:
     figures["report"] = rep
     add(
         Row(
-            f"report time, {int(rep['trials']):,} records (read + summary + tables)",
+            f"report time, {int(rep['trials']):,} records (read + summary + tables), alone",
             f"{rep['report_total_s']:.2f} s",
-            "10 s (target)",
-            _ratio(rep["report_total_s"], 10.0, "lower"),
+            f"{rep['read_floor_s']:.2f} s (reading the file's lines alone)",
+            f"{rep['report_total_s'] / rep['read_floor_s']:.1f}x as long",
         )
     )
     add(
         Row(
-            f"report peak memory, {int(rep['trials']):,} records",
+            f"report peak memory, {int(rep['trials']):,} records (own VmHWM)",
             f"{rep['peak_rss_report_mib']:.0f} MiB",
-            "-",
-            "-",
+            f"{rep['file_mib']:.0f} MiB (the results file)",
+            f"{rep['peak_rss_report_mib'] / rep['file_mib']:.2f}x the file",
         )
     )
-    gw = gateway_figures(100 if q else 400)
-    figures["gateway"] = gw
+    tr = transport_figures(5 if q else 20, 20)
+    figures["transport"] = tr
+    base = tr["in_process"] * 1000
+    for key, label in [
+        ("mcp_official", "MCP gateway, official client"),
+        ("mcp_raw", "MCP gateway, raw JSON-RPC"),
+        ("openenv_http", "OpenEnv HTTP /step"),
+        ("openenv_ws", "OpenEnv WebSocket"),
+    ]:
+        ms = tr[key] * 1000
+        add(
+            Row(
+                f"per-step overhead, {label} (one sequential client)",
+                f"+{ms - base:.3f} ms ({ms:.3f} ms a step)",
+                f"{base:.3f} ms (Episode.step in process)",
+                f"{ms / base:.1f}x as long",
+            )
+        )
+    per_episode_start_s = clone.mcp_start_ms / 1000
+    gw1 = gateway_figures(1, 30 if q else 100)
+    gw = gateway_figures(50, 100 if q else 400)
+    figures["gateway"] = {"1": gw1, "50": gw}
+    add(
+        Row(
+            f"MCP gateway episodes/s, 1 in flight (p50 tool call {gw1['tool_call_p50_ms']:.1f} ms)",
+            f"{gw1['episodes_per_s']:.1f}",
+            f"{1 / per_episode_start_s:.2f} (a fresh MCP server per episode, measured)",
+            _ratio(gw1["episodes_per_s"], 1 / per_episode_start_s),
+        )
+    )
     add(
         Row(
             f"MCP gateway episodes/s, 50 in flight (p50 tool call {gw['tool_call_p50_ms']:.0f} ms)",
             f"{gw['episodes_per_s']:.1f}",
-            "0.77 (one 1.3 s process start per episode)",
-            _ratio(gw["episodes_per_s"], 1 / 1.3),
+            f"{gw1['episodes_per_s']:.1f} (1 in flight)",
+            _ratio(gw["episodes_per_s"], gw1["episodes_per_s"]),
         )
     )
-    header = Row("figure", "value", "baseline", "vs baseline (>1: better)")
+    after = os.getloadavg()
+    figures["load_after"] = after
+    header = Row("figure", "value", "baseline (same run)", "ratio (>1x: better)")
     widths = [max(len(r[i]) for r in [*rows, header]) for i in range(4)]
     print()
     for r in [header, Row(*("-" * w for w in widths)), *rows]:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
+    print(
+        f"load average before {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, "
+        f"after {after[0]:.2f} {after[1]:.2f} {after[2]:.2f}, on {os.cpu_count()} CPUs"
+    )
     if args.json:
         args.json.write_text(json.dumps(figures, indent=2, default=str) + "\n")
 

@@ -87,7 +87,14 @@ def test_the_wrapper_passes_the_exit_status_and_arguments_through() -> None:
 
 
 def test_bench_scripts_with_servers_clients_or_ray_re_run_inside(tmp_path: Path) -> None:
-    for name in ("suite.py", "gateway.py", "thinkingbox_pool.py", "thinkingbox_start.py"):
+    for name in (
+        "suite.py",
+        "gateway.py",
+        "run.py",
+        "transport.py",
+        "thinkingbox_pool.py",
+        "thinkingbox_start.py",
+    ):
         text = (ROOT / "bench" / name).read_text()
         assert "from scripts.loopback import ensure" in text and "ensure(__file__)" in text, name
     script = tmp_path / "bench_like.py"

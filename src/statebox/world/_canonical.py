@@ -23,7 +23,9 @@ __all__ = [
     "Snapshot",
     "canonical_value",
     "hash_texts",
+    "joined_table_text",
     "key_sort",
+    "row_text",
     "state_hash",
     "table_text",
 ]
@@ -88,9 +90,26 @@ def table_text(table: str, rows: Mapping[RowKey, Mapping[str, Scalar]]) -> str:
     return json.dumps(part, separators=(",", ":"), ensure_ascii=True)
 
 
+def row_text(key: RowKey, row: Mapping[str, Scalar]) -> str:
+    """One row's part of `table_text` (``[key, sorted items]``, the same JSON)."""
+    return json.dumps([list(key), sorted(row.items())], separators=(",", ":"), ensure_ascii=True)
+
+
+def joined_table_text(table: str, row_texts: list[str]) -> str:
+    """`table_text` from its rows' `row_text`, in canonical key order (the same text)."""
+    return "[" + json.dumps(table, ensure_ascii=True) + ",[" + ",".join(row_texts) + "]]"
+
+
 def hash_texts(texts: list[str]) -> str:
     """Sha256 of the canonical JSON list of table parts (in table order)."""
-    return hashlib.sha256(("[" + ",".join(texts) + "]").encode("ascii")).hexdigest()
+    # Fed piece by piece: the same digest as the joined text, without building it.
+    h = hashlib.sha256(b"[")
+    for i, text in enumerate(texts):
+        if i:
+            h.update(b",")
+        h.update(text.encode("ascii"))
+    h.update(b"]")
+    return h.hexdigest()
 
 
 def state_hash(snapshot: Mapping[str, Mapping[RowKey, Mapping[str, Scalar]]]) -> str:

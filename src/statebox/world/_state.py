@@ -13,7 +13,16 @@ from collections.abc import Iterable, Mapping
 from typing import Literal
 
 from statebox._model import Model
-from statebox.world._canonical import Scalar, Snapshot, hash_texts, key_sort, table_text
+from statebox.world._canonical import (
+    RowKey,
+    Scalar,
+    Snapshot,
+    hash_texts,
+    joined_table_text,
+    key_sort,
+    row_text,
+    table_text,
+)
 from statebox.world._field_policy import FieldPolicy
 
 __all__ = ["RowEffect", "State", "apply_effects", "effects"]
@@ -48,7 +57,7 @@ class State:
         primary_keys: table → its primary-key column names, in key order.
     """
 
-    __slots__ = ("_hash", "_projected", "_texts", "base", "primary_keys", "rows")
+    __slots__ = ("_frags", "_hash", "_projected", "_texts", "base", "primary_keys", "rows")
 
     def __init__(
         self,
@@ -62,6 +71,7 @@ class State:
         """A state this one shares unchanged tables with (the same dict objects), or None."""
         self._hash: str | None = None
         self._texts: dict[str, str] | None = None
+        self._frags: dict[str, tuple[list[RowKey], dict[RowKey, str]]] = {}
         self._projected: tuple[FieldPolicy, State] | None = None
 
     def project(self, policy: FieldPolicy | None) -> State:
@@ -84,24 +94,67 @@ class State:
             if not drop:
                 out[table] = rows
                 continue
+            # A row shared with the base reuses the base's projection of it (same object),
+            # so a trial's projection copies only the rows it wrote.
+            was = self.base.rows.get(table, {}) if self.base is not None else {}
+            was_projected = base.rows.get(table, {}) if base is not None else {}
             out[table] = {
-                k: {c: v for c, v in row.items() if c not in drop} for k, row in rows.items()
+                k: was_projected[k]
+                if was.get(k) is row and k in was_projected
+                else {c: v for c, v in row.items() if c not in drop}
+                for k, row in rows.items()
             }
         projected = State(out, self.primary_keys, base)
         self._projected = (policy, projected)
         return projected
 
+    def _fragments(self, table: str) -> tuple[list[RowKey], dict[RowKey, str]]:
+        """``table``'s keys in canonical order and each row's canonical text (cached).
+
+        A row shared with the base (the same object) reuses the base's text, and an
+        unchanged key set its order: a trial's state encodes only the rows it wrote.
+        """
+        cached = self._frags.get(table)
+        if cached is None:
+            rows, base = self.rows[table], self.base
+            before = base.rows.get(table) if base is not None else None
+            if base is not None and rows is before:
+                cached = base._fragments(table)
+            else:
+                prior = base._fragments(table) if base is not None and before else None
+                if prior is not None and before is not None and rows.keys() == before.keys():
+                    order = prior[0]
+                else:
+                    order = sorted(rows, key=key_sort)
+                texts = {}
+                for k in order:
+                    row = rows[k]
+                    if prior is not None and before is not None and before.get(k) is row:
+                        texts[k] = prior[1][k]
+                    else:
+                        texts[k] = row_text(k, row)
+                cached = (order, texts)
+            self._frags[table] = cached
+        return cached
+
     def _table_texts(self) -> dict[str, str]:
-        # Tables shared with the base reuse its text: a trial's state re-encodes only the
-        # tables it wrote, not the whole world.
+        # Tables shared with the base reuse its text, and a written table reuses the
+        # base's text of every row it did not write.
         if self._texts is None:
             base = self.base._table_texts() if self.base is not None else {}
             shared = self.base.rows if self.base is not None else {}
-            self._texts = {
-                t: base[t] if t in base and rows is shared.get(t) else table_text(t, rows)
-                for t, rows in self.rows.items()
-                if rows
-            }
+            texts = {}
+            for t, rows in self.rows.items():
+                if not rows:
+                    continue
+                if t in base and rows is shared.get(t):
+                    texts[t] = base[t]
+                elif self.base is None:
+                    texts[t] = table_text(t, rows)
+                else:
+                    order, frags = self._fragments(t)
+                    texts[t] = joined_table_text(t, [frags[k] for k in order])
+            self._texts = texts
         return self._texts
 
     def hash(self) -> str:

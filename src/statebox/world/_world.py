@@ -19,29 +19,58 @@ from contextlib import contextmanager
 from datetime import date, datetime
 from typing import Any, NamedTuple
 
-from statebox.world._canonical import Scalar, Snapshot, canonical_value
+from statebox.world._canonical import RowKey, Scalar, Snapshot, canonical_value
 from statebox.world._state import State
 
 __all__ = ["TableInfo", "World", "WorldTemplate", "WorldTx"]
 
 _INTERNAL_PREFIXES = ("sqlite_", "_sb_")
 _SEQUENCE_DDL = "CREATE TABLE IF NOT EXISTS _sb_sequence (name TEXT PRIMARY KEY, value INTEGER)"
-# Triggers note which tables a trial wrote, so a snapshot re-reads only those and shares
-# the rest with the initial state (a full read of a 1,400-row world costs ~13 ms).
-_DIRTY_DDL = "CREATE TABLE IF NOT EXISTS _sb_dirty (name TEXT PRIMARY KEY)"
+# Triggers note what a trial wrote, so a snapshot re-reads only that and shares the rest
+# with the initial state (a full read of a 1,400-row world costs ~13 ms). Rowid tables
+# note each changed row (its rowid before and after); a table without a usable rowid
+# (WITHOUT ROWID, or a column that shadows the name) notes only the table, read whole.
+_DIRTY_DDL = "CREATE TABLE IF NOT EXISTS _sb_dirty (name TEXT)"
+_CHANGED_DDL = "CREATE TABLE IF NOT EXISTS _sb_changed (name TEXT, rid INTEGER)"
+_ROWID_NAMES = frozenset({"rowid", "oid", "_rowid_"})
 
 
+# The notes are plain inserts into tables without keys, read back as sets: no conflict
+# can arise (inside a foreign key's cascade SQLite applies the cascade's own conflict
+# policy, not a trigger's OR IGNORE, so a keyed note would fail the write), and the
+# cheapest trigger body keeps every write and the first query's schema parse cheap.
 def _dirty_triggers(table: str) -> str:
     return "".join(
         f'CREATE TRIGGER "_sb_{op.lower()}_{table}" AFTER {op} ON "{table}" '
-        f"BEGIN INSERT OR IGNORE INTO _sb_dirty (name) VALUES ('{table}'); END;"
+        f"BEGIN INSERT INTO _sb_dirty VALUES ('{table}'); END;"
         for op in ("INSERT", "UPDATE", "DELETE")
     )
 
 
+def _row_triggers(table: str) -> str:
+    body = {
+        "INSERT": f"INSERT INTO _sb_changed VALUES ('{table}', NEW.rowid);",
+        "UPDATE": f"INSERT INTO _sb_changed VALUES ('{table}', OLD.rowid), ('{table}', NEW.rowid);",
+        "DELETE": f"INSERT INTO _sb_changed VALUES ('{table}', OLD.rowid);",
+    }
+    return "".join(
+        f'CREATE TRIGGER "_sb_{op.lower()}_{table}" AFTER {op} ON "{table}" BEGIN {b} END;'
+        for op, b in body.items()
+    )
+
+
+def _has_rowid(conn: sqlite3.Connection, table: TableInfo) -> bool:
+    if _ROWID_NAMES & {c.lower() for c in table.columns}:
+        return False
+    rows = conn.execute(f'PRAGMA table_list("{table.name}")').fetchall()
+    return bool(rows) and not rows[0][4]  # column 4: WITHOUT ROWID
+
+
 def _take_dirty(conn: sqlite3.Connection) -> frozenset[str]:
     names = frozenset(r[0] for r in conn.execute("SELECT name FROM _sb_dirty"))
+    names |= {r[0] for r in conn.execute("SELECT DISTINCT name FROM _sb_changed")}
     conn.execute("DELETE FROM _sb_dirty")
+    conn.execute("DELETE FROM _sb_changed")
     return names
 
 
@@ -58,6 +87,9 @@ def _connect(data: bytes | None = None) -> sqlite3.Connection:
     if data is not None:
         conn.deserialize(data)
     conn.execute("PRAGMA foreign_keys = ON")
+    # A REPLACE that deletes a conflicting row then fires the delete trigger, which
+    # notes the row (SQLite skips delete triggers on REPLACE otherwise).
+    conn.execute("PRAGMA recursive_triggers = ON")
     return conn
 
 
@@ -119,7 +151,7 @@ class WorldTemplate:
         tables: Its tables (internal ``_sb_*`` tables excluded).
     """
 
-    __slots__ = ("data", "patched_tables", "tables")
+    __slots__ = ("_rowkeys", "data", "patched_tables", "tables")
 
     def __init__(
         self,
@@ -131,6 +163,27 @@ class WorldTemplate:
         self.tables = dict(tables)
         self.patched_tables = patched_tables
         """Tables a `patched` call changed relative to the template it came from."""
+        self._rowkeys: dict[str, tuple[dict[int, RowKey], int]] = {}
+
+    def rowkeys(self, table: str) -> tuple[dict[int, RowKey], int]:
+        """``table``'s rows in this template: rowid → primary key, and the top rowid.
+
+        The largest rowid is 0 for an empty table. Read once, then cached.
+        """
+        cached = self._rowkeys.get(table)
+        if cached is None:
+            info = self.tables[table]
+            cols = ", ".join(f'"{c}"' for c in info.primary_key)
+            conn = _connect(self.data)
+            try:
+                keys = {
+                    r[0]: tuple(canonical_value(v) for v in r[1:])
+                    for r in conn.execute(f'SELECT rowid, {cols} FROM "{table}"')
+                }
+            finally:
+                conn.close()
+            cached = self._rowkeys[table] = (keys, max(keys, default=0))
+        return cached
 
     @classmethod
     def build(
@@ -152,8 +205,14 @@ class WorldTemplate:
         conn.executescript(schema_sql)
         conn.execute(_SEQUENCE_DDL)
         conn.execute(_DIRTY_DDL)
+        conn.execute(_CHANGED_DDL)
         tables = _read_tables(conn)
-        conn.executescript("".join(_dirty_triggers(t) for t in tables))
+        conn.executescript(
+            "".join(
+                _row_triggers(t) if _has_rowid(conn, info) else _dirty_triggers(t)
+                for t, info in tables.items()
+            )
+        )
         conn.execute("BEGIN")
         for name, rows in seed.items():
             if name not in tables:
@@ -220,7 +279,7 @@ class WorldTemplate:
         Raises:
             ValueError: When ``now`` is naive.
         """
-        return World(_connect(self.data), self.tables, now)
+        return World(_connect(self.data), self.tables, now, origin=self)
 
     def state(self) -> State:
         """The template's canonical state (a full read)."""
@@ -238,16 +297,24 @@ class World:
         conn: The connection (autocommit mode; transactions are explicit).
         tables: Table descriptions.
         now: Frozen, tz-aware clock.
+        origin: The template it was cloned from (its rows' rowids let a snapshot read
+            only the rows written since); None: every written table is read whole.
     """
 
     def __init__(
-        self, conn: sqlite3.Connection, tables: Mapping[str, TableInfo], now: datetime
+        self,
+        conn: sqlite3.Connection,
+        tables: Mapping[str, TableInfo],
+        now: datetime,
+        *,
+        origin: WorldTemplate | None = None,
     ) -> None:
         if now.tzinfo is None:
             raise ValueError("a world's clock must be timezone-aware")
         self.conn = conn
         self.tables = dict(tables)
         self.now = now
+        self.origin = origin
 
     def state(self, base: State | None = None, *, also: frozenset[str] = frozenset()) -> State:
         """Canonical snapshot of every table (internal tables excluded).
@@ -259,23 +326,79 @@ class World:
             also: Extra tables to read, e.g. a template's ``patched_tables`` when
                 ``base`` is the unpatched domain state.
         """
-        dirty = None
+        whole: set[str] = set()
+        changed: dict[str, list[int]] = {}
         if base is not None:
-            dirty = {r[0] for r in self.conn.execute("SELECT name FROM _sb_dirty")} | also
+            whole = {r[0] for r in self.conn.execute("SELECT name FROM _sb_dirty")} | also
+            for name, rid in self.conn.execute("SELECT DISTINCT name, rid FROM _sb_changed"):
+                changed.setdefault(name, []).append(rid)
         rows: Snapshot = {}
         for name, info in sorted(self.tables.items()):
-            if base is not None and dirty is not None and name not in dirty:
-                rows[name] = base.rows[name]
-                continue
-            cur = self.conn.execute(f'SELECT * FROM "{name}"')
-            cols = [d[0] for d in cur.description]
-            key_idx = [cols.index(c) for c in info.primary_key]
-            table: dict[tuple[Scalar, ...], dict[str, Scalar]] = {}
-            for raw in cur:
-                row = {c: canonical_value(v) for c, v in zip(cols, raw, strict=True)}
-                table[tuple(row[cols[i]] for i in key_idx)] = row
-            rows[name] = table
+            if base is not None and name not in whole:
+                if name not in changed:
+                    rows[name] = base.rows[name]
+                    continue
+                patched = self._changed_rows(base, info, changed[name])
+                if patched is not None:
+                    rows[name] = patched
+                    continue
+            rows[name] = self._read_table(info)
         return State(rows, {n: t.primary_key for n, t in self.tables.items()}, base)
+
+    def _read_table(self, info: TableInfo) -> dict[RowKey, dict[str, Scalar]]:
+        cur = self.conn.execute(f'SELECT * FROM "{info.name}"')
+        cols = [d[0] for d in cur.description]
+        key_idx = [cols.index(c) for c in info.primary_key]
+        table: dict[RowKey, dict[str, Scalar]] = {}
+        for raw in cur:
+            row = {c: canonical_value(v) for c, v in zip(cols, raw, strict=True)}
+            table[tuple(row[cols[i]] for i in key_idx)] = row
+        return table
+
+    def _changed_rows(
+        self, base: State, info: TableInfo, rids: list[int]
+    ) -> dict[RowKey, dict[str, Scalar]] | None:
+        """``base``'s table with only the rows at ``rids`` re-read (None: read it whole).
+
+        ``base`` is the state of the template this world came from. The result holds
+        the same rows in the same order as a whole read (rowid order): an updated row
+        keeps its place, a deleted one leaves, an inserted one (rowid above every
+        template rowid) comes last. Anything else (a key changed in place, a rowid
+        reused) is read whole.
+        """
+        if self.origin is None or info.name not in base.rows:
+            return None
+        keys, top = self.origin.rowkeys(info.name)
+        marks = ",".join("?" * len(rids))
+        cur = self.conn.execute(
+            f'SELECT rowid, * FROM "{info.name}" WHERE rowid IN ({marks}) ORDER BY rowid', rids
+        )
+        cols = [d[0] for d in cur.description][1:]
+        key_idx = [cols.index(c) for c in info.primary_key]
+        table = dict(base.rows[info.name])
+        now: dict[int, tuple[RowKey, dict[str, Scalar]]] = {}
+        for raw in cur:
+            row = {c: canonical_value(v) for c, v in zip(cols, raw[1:], strict=True)}
+            now[raw[0]] = (tuple(row[cols[i]] for i in key_idx), row)
+        for rid in rids:  # rows of the template: updated in place, or gone
+            old = keys.get(rid)
+            if old is None:
+                continue
+            new = now.get(rid)
+            if new is None:
+                if table.pop(old, None) is None:
+                    return None
+            elif new[0] != old or old not in table:
+                return None
+            else:
+                table[old] = new[1]
+        for rid in sorted(now):  # new rows, after every template row
+            if rid in keys:
+                continue
+            if rid <= top or now[rid][0] in table:
+                return None
+            table[now[rid][0]] = now[rid][1]
+        return table
 
     @contextmanager
     def transaction(self) -> Iterator[WorldTx]:
@@ -337,7 +460,7 @@ class World:
 
         A memcpy: cheaper than replaying the calls that built it.
         """
-        return World(_connect(self.conn.serialize()), self.tables, self.now)
+        return World(_connect(self.conn.serialize()), self.tables, self.now, origin=self.origin)
 
     def close(self) -> None:
         """Release the database."""

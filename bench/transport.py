@@ -1,0 +1,241 @@
+"""Per-step transport overhead over in-process, one sequential client (printed, not asserted).
+
+Usage: python bench/transport.py [--episodes 20] [--steps 20] [--json]
+
+The same step — ``get_account`` of the toy transfer task, a read — taken ``--steps``
+times per episode over ``--episodes`` episodes, five ways, all measured in this run:
+
+- **in-process**: `Episode.step` on this event loop (the baseline);
+- **MCP gateway, official client**: ``ClientSession.call_tool`` through `statebox serve`'s
+  ``/mcp`` endpoint (one HTTP client, so one connection pool, for the whole run);
+- **MCP gateway, raw JSON-RPC**: the same ``tools/call`` request posted by hand;
+- **OpenEnv HTTP**: ``POST /openenv/step`` with the episode id;
+- **OpenEnv WebSocket**: the ``openenv`` client (`StateboxEnvClient.step`).
+
+The server is `statebox serve` in its own process (as in use), on loopback. Prints the
+median step of each and its overhead over in-process (difference and ratio), with the
+machine's load.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+ROOT = Path(__file__).resolve().parents[1]
+TASKS = ROOT / "tests" / "serve" / "tasks"
+TOY = ROOT / "tests" / "fixtures" / "toy" / "__init__.py"
+TASK = "toy.transfer.train.001"
+TOOL, ARGS = "get_account", {"account_id": "A1"}
+
+
+def _toy_domain() -> Any:
+    spec = importlib.util.spec_from_file_location("bench_toy", TOY)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.DOMAIN
+
+
+async def in_process(episodes: int, steps: int) -> list[float]:
+    """Seconds per `Episode.step` of the read, no transport."""
+    from statebox.episode import CallTool, Episode
+    from statebox.tasks import WorldCache, load_tasks
+    from statebox.tools import ToolCall
+    from statebox.users import ScriptedUser
+
+    task = next(t for t in load_tasks(TASKS) if t.id == TASK)
+    domain, worlds, out = _toy_domain(), WorldCache(), []
+    for _ in range(episodes):
+        ep = Episode(domain, task, ScriptedUser(task), worlds=worlds)
+        await ep.reset()
+        for i in range(steps):
+            action = CallTool(call=ToolCall(id=f"c{i}", tool=TOOL, args=dict(ARGS)))
+            t0 = time.perf_counter()
+            obs = await ep.step(action)
+            out.append(time.perf_counter() - t0)
+            assert obs.tool_result is not None and obs.tool_result.ok
+        ep.close()
+    return out
+
+
+async def _session(c: httpx.AsyncClient, token: str) -> dict[str, Any]:
+    r = await c.post(
+        "/control/sessions", json={"task_id": TASK}, headers={"Authorization": f"Bearer {token}"}
+    )
+    r.raise_for_status()
+    info: dict[str, Any] = r.json()
+    return info
+
+
+async def _drop(c: httpx.AsyncClient, token: str, sid: str) -> None:
+    await c.delete(f"/control/sessions/{sid}", headers={"Authorization": f"Bearer {token}"})
+
+
+async def mcp_official(url: str, token: str, episodes: int, steps: int) -> list[float]:
+    """Seconds per ``call_tool`` with the official client (after its first call)."""
+    out: list[float] = []
+    async with httpx.AsyncClient(base_url=url, timeout=60) as c:
+        for _ in range(episodes):
+            info = await _session(c, token)
+            # One client per session (its token rides in the headers), sharing nothing
+            # costly: TLS is never used on loopback, and its context is built once.
+            c.headers["Authorization"] = f"Bearer {info['mcp_token']}"
+            async with (
+                streamable_http_client(info["mcp_url"], http_client=c) as (read, write, _),
+                ClientSession(read, write) as m,
+            ):
+                await m.initialize()
+                await m.call_tool(TOOL, ARGS)  # its first call also lists the tools
+                for _ in range(steps):
+                    t0 = time.perf_counter()
+                    r = await m.call_tool(TOOL, ARGS)
+                    out.append(time.perf_counter() - t0)
+                    assert not r.isError, r
+            del c.headers["Authorization"]
+            await _drop(c, token, info["session_id"])
+    return out
+
+
+async def mcp_raw(url: str, token: str, episodes: int, steps: int) -> list[float]:
+    """Seconds per hand-posted ``tools/call`` JSON-RPC request."""
+    out: list[float] = []
+    async with httpx.AsyncClient(base_url=url, timeout=60) as c:
+        for _ in range(episodes):
+            info = await _session(c, token)
+            h = {
+                "Authorization": f"Bearer {info['mcp_token']}",
+                "Accept": "application/json, text/event-stream",
+                "Content-Type": "application/json",
+            }
+            for i in range(steps):
+                body = {
+                    "jsonrpc": "2.0",
+                    "id": i,
+                    "method": "tools/call",
+                    "params": {"name": TOOL, "arguments": ARGS},
+                }
+                t0 = time.perf_counter()
+                r = await c.post(info["mcp_url"], content=json.dumps(body), headers=h)
+                out.append(time.perf_counter() - t0)
+                reply = r.json()
+                assert r.status_code == 200 and not reply["result"].get("isError"), reply
+            await _drop(c, token, info["session_id"])
+    return out
+
+
+async def openenv_http(url: str, episodes: int, steps: int) -> list[float]:
+    """Seconds per ``POST /openenv/step``."""
+    out: list[float] = []
+    action = {"kind": "call_tool", "tool": TOOL, "args": ARGS}
+    async with httpx.AsyncClient(base_url=url, timeout=60) as c:
+        for _ in range(episodes):
+            r = await c.post("/openenv/reset", json={"task_id": TASK})
+            eid = r.json()["observation"]["episode_id"]
+            for _ in range(steps):
+                t0 = time.perf_counter()
+                r = await c.post("/openenv/step", json={"action": action, "episode_id": eid})
+                out.append(time.perf_counter() - t0)
+                assert r.json()["observation"]["tool_result"]["ok"], r.text
+            end = {"kind": "end", "text": "done"}
+            await c.post("/openenv/step", json={"action": end, "episode_id": eid})
+    return out
+
+
+async def openenv_ws(url: str, episodes: int, steps: int) -> list[float]:
+    """Seconds per `StateboxEnvClient.step` over one WebSocket."""
+    from statebox.serve import StateboxAction, StateboxEnvClient
+
+    out: list[float] = []
+    action = StateboxAction(kind="call_tool", tool=TOOL, args=ARGS)
+    async with StateboxEnvClient(base_url=url + "/openenv") as env:
+        for _ in range(episodes):
+            await env.reset(task_id=TASK)
+            for _ in range(steps):
+                t0 = time.perf_counter()
+                r = await env.step(action)
+                out.append(time.perf_counter() - t0)
+                assert r.observation.tool_result and r.observation.tool_result["ok"]
+            await env.step(StateboxAction(kind="end", text="done"))
+    return out
+
+
+async def measure(episodes: int, steps: int) -> dict[str, float]:
+    """Median seconds per step of each way (keys: in_process, mcp_official, …)."""
+    medians = {"in_process": statistics.median(await in_process(episodes, steps))}
+    with tempfile.TemporaryDirectory() as tmp:
+        token_file = Path(tmp) / "token"
+        cmd = [str(Path(sys.executable).with_name("statebox")), "serve", "--tasks", str(TASKS)]
+        cmd += ["--domain", f"{TOY}:DOMAIN", "--port", "0", "--token-file", str(token_file)]
+        server = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+        try:
+            assert server.stderr is not None
+            url = server.stderr.readline().split()[-1]
+            token = token_file.read_text().strip()
+            async with httpx.AsyncClient() as c:
+                for _ in range(600):
+                    if (await c.get(url + "/ready")).status_code == 200:
+                        break
+                    await asyncio.sleep(0.05)
+            medians["mcp_official"] = statistics.median(
+                await mcp_official(url, token, episodes, steps)
+            )
+            medians["mcp_raw"] = statistics.median(await mcp_raw(url, token, episodes, steps))
+            medians["openenv_http"] = statistics.median(await openenv_http(url, episodes, steps))
+            medians["openenv_ws"] = statistics.median(await openenv_ws(url, episodes, steps))
+        finally:
+            server.terminate()
+            server.wait(10)
+    return medians
+
+
+LABELS = {
+    "mcp_official": "MCP gateway, official client",
+    "mcp_raw": "MCP gateway, raw JSON-RPC",
+    "openenv_http": "OpenEnv HTTP /step",
+    "openenv_ws": "OpenEnv WebSocket",
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--episodes", type=int, default=20)
+    parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--json", action="store_true", help="print the medians as JSON")
+    args = parser.parse_args()
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    m = asyncio.run(measure(args.episodes, args.steps))
+    if args.json:
+        print(json.dumps(m))
+        return
+    base = m["in_process"]
+    print(f"load average {load}; {args.episodes} episodes x {args.steps} steps each")
+    print(f"in-process Episode.step: median {base * 1000:.3f} ms")
+    for key, label in LABELS.items():
+        print(
+            f"{label}: median {m[key] * 1000:.3f} ms, +{(m[key] - base) * 1000:.3f} ms "
+            f"over in-process ({m[key] / base:.1f}x)"
+        )
+
+
+if __name__ == "__main__":
+    # Servers and clients here talk over loopback only (see scripts/loopback.py).
+    sys.path.insert(0, str(ROOT))
+    from scripts.loopback import ensure
+
+    ensure(__file__)
+    main()

@@ -1,0 +1,176 @@
+"""The bench/ measuring functions measure what their figures say (structure, not speed).
+
+Speed itself is never asserted: these run the measuring code on tiny inputs and check
+what each measurement includes (the record write, the first query, the process's own
+memory, the children's CPU, one TLS context for every client).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "tests" / "serve"))
+
+import peers  # noqa: E402
+import run as run_bench  # noqa: E402
+import suite as suite_bench  # noqa: E402
+
+import report as report_bench  # noqa: E402
+from statebox.records import ResultsWriter, TrialRecord  # noqa: E402
+from statebox.registry import default_registry  # noqa: E402
+from statebox.tasks import WorldCache  # noqa: E402
+
+
+def test_trial_time_ends_after_the_record_is_written(monkeypatch: pytest.MonkeyPatch) -> None:
+    written: list[tuple[str, float]] = []
+    stamped: list[tuple[str, float]] = []
+    real_write = ResultsWriter.write
+
+    def write(self: ResultsWriter, record: TrialRecord) -> None:
+        real_write(self, record)
+        written.append((record.trial_id, time.perf_counter()))
+
+    real_done = run_bench.TrialStamps.trial_done
+
+    def trial_done(self: run_bench.TrialStamps, record: TrialRecord) -> None:
+        real_done(self, record)
+        stamped.append((record.trial_id, self.wall[-1]))
+
+    monkeypatch.setattr(ResultsWriter, "write", write)
+    monkeypatch.setattr(run_bench.TrialStamps, "trial_done", trial_done)
+    f = run_bench.bench_campaign("retail", 2, 1, limit=2)
+    assert f.trials == 4 and len(stamped) == 4
+    # Each trial's end stamp comes after its record was written, never before.
+    for (wid, wt), (sid, st) in zip(written, stamped, strict=True):
+        assert wid == sid and st >= wt
+    assert f.per_trial_ms >= f.record_total_ms  # every gap holds its record's whole timing
+
+
+def test_trial_gaps_hold_each_records_own_timing() -> None:
+    stamps = run_bench.TrialStamps()
+    stamps.wall = [0.0, 0.004, 0.009]
+    assert stamps.gaps() == pytest.approx([0.004, 0.005])
+
+
+def test_clone_is_timed_to_its_first_query(monkeypatch: pytest.MonkeyPatch) -> None:
+    registry = default_registry()
+    task = registry.suite("retail")[0]
+    template = WorldCache().template(registry.domain(task.domain), task)
+    traced: list[str] = []
+    real_clone = type(template).clone
+
+    def clone(self: Any, now: Any) -> Any:
+        world = real_clone(self, now)
+        world.conn.set_trace_callback(traced.append)
+        return world
+
+    monkeypatch.setattr(type(template), "clone", clone)
+    assert run_bench.clone_to_first_query(template, task.now) > 0
+    first_table = sorted(template.tables)[0]
+    assert any(s.startswith("SELECT") and f'"{first_table}"' in s for s in traced), traced
+
+
+def test_peer_json_load_reads_the_whole_file_each_time(tmp_path: Path) -> None:
+    db = tmp_path / "db.json"
+    db.write_text(json.dumps({"b": [{"id": 2}], "a": [{"id": 1}]}))
+    assert len(peers.json_db_load_s(db, 3)) == 3
+    db.write_text("{broken")
+    with pytest.raises(json.JSONDecodeError):  # read anew: nothing cached between loads
+        peers.json_db_load_s(db, 1)
+
+
+def test_peer_mcp_start_runs_a_real_server_to_its_first_tool_result() -> None:
+    starts = peers.mcp_server_start_s(1)
+    assert len(starts) == 1 and starts[0] > 0
+
+
+def test_report_memory_is_the_process_own_not_its_parents() -> None:
+    # A parent holding 300 MiB starts the child; Linux carries ru_maxrss across exec.
+    script = textwrap.dedent(
+        f"""
+        import json, subprocess, sys
+        hog = bytearray(300 * 2**20)
+        for i in range(0, len(hog), 4096):
+            hog[i] = 1
+        child = (
+            "import sys, json; sys.path.insert(0, {str(ROOT / "bench")!r}); import report; "
+            "print(json.dumps([report.peak_rss_mib(), report.inherited_maxrss_mib()]))"
+        )
+        print(subprocess.run([sys.executable, "-c", child], capture_output=True,
+                             text=True, check=True).stdout)
+        """
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    ).stdout
+    own, inherited = json.loads(out)
+    assert own < 150
+    if inherited < 300:
+        pytest.skip("this kernel does not carry ru_maxrss across exec")
+    assert report_bench.peak_rss_mib() > 0
+
+
+def test_cpu_time_counts_live_children() -> None:
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import time, sys\n"
+            "while time.process_time() < 0.3: pass\n"
+            "print('burnt', flush=True)\n"
+            "sys.stdin.read()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "burnt"
+        assert suite_bench.cpu_s() - time.process_time() >= 0.25
+    finally:
+        assert child.stdin is not None
+        child.stdin.close()
+        child.wait(10)
+
+
+def test_gateway_clients_build_no_tls_context_per_episode(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ssl
+
+    import gateway as gateway_bench
+    import httpx
+    from serving import TOKEN, serving
+
+    built: list[int] = []
+    real = ssl.SSLContext.__new__
+
+    def counting(cls: type, *args: Any, **kwargs: Any) -> Any:
+        built.append(1)
+        return real(cls, *args, **kwargs)
+
+    async def go() -> list[bool]:
+        async with serving() as s:
+            monkeypatch.setattr(gateway_bench, "TOKEN", TOKEN)
+            monkeypatch.setattr(ssl.SSLContext, "__new__", counting)
+            async with httpx.AsyncClient(base_url=s.url, timeout=60, verify=gateway_bench.SSL) as c:
+                return [await gateway_bench.episode(c, []) for _ in range(3)]
+
+    assert asyncio.run(go()) == [True, True, True]
+    assert built == []
+
+
+def test_transport_in_process_steps_are_tool_results() -> None:
+    import transport
+
+    steps = asyncio.run(transport.in_process(2, 3))
+    assert len(steps) == 6
