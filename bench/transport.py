@@ -56,12 +56,12 @@ async def in_process(episodes: int, steps: int) -> list[float]:
     from statebox.episode import CallTool, Episode
     from statebox.tasks import WorldCache, load_tasks
     from statebox.tools import ToolCall
-    from statebox.users import ScriptedUser
+    from statebox.users import RuleUser
 
     task = next(t for t in load_tasks(TASKS) if t.id == TASK)
     domain, worlds, out = _toy_domain(), WorldCache(), []
     for _ in range(episodes):
-        ep = Episode(domain, task, ScriptedUser(task), worlds=worlds)
+        ep = Episode(domain, task, RuleUser(task), worlds=worlds)
         await ep.reset()
         for i in range(steps):
             action = CallTool(call=ToolCall(id=f"c{i}", tool=TOOL, args=dict(ARGS)))
