@@ -147,6 +147,44 @@ def test_verify_catches_an_edited_status(campaigns: dict[str, Path], tmp_path: P
     )
 
 
+@pytest.mark.parametrize("edit", ["delete", "duplicate", "conflict", "disguise", "unplanned"])
+def test_verify_catches_missing_repeated_and_disguised_records(
+    campaigns: dict[str, Path], tmp_path: Path, edit: str
+) -> None:
+    # Each edit leaves every remaining record replayable: only the records' set betrays it.
+    run = _copy(campaigns["both"], tmp_path / edit)
+    path = run / RESULTS_FILE
+    lines = path.read_text().splitlines()
+    records = [json.loads(x) for x in lines]
+    failed = next(r for r in records if r["status"] == "failed")
+    passed = next(r for r in records if r["status"] == "passed")
+    if edit == "delete":  # a failure dropped (it could be re-run until it passes)
+        lines = [x for x, r in zip(lines, records, strict=True) if r is not failed]
+        key, problem = failed["trial_id"], "planned but has no record"
+    elif edit == "duplicate":
+        lines.append(lines[0])
+        key, problem = records[0]["trial_id"], "recorded again after a judged record"
+    elif edit == "conflict":  # a passing record under a failed trial's id, appended
+        lines.append(json.dumps(passed | {"trial_id": failed["trial_id"],
+                                          "task_id": failed["task_id"],
+                                          "agent_id": failed["agent_id"],
+                                          "trial": failed["trial"]}))  # fmt: skip
+        key, problem = failed["trial_id"], "recorded again after a judged record"
+    elif edit == "disguise":  # a judged failure moved out of the judged figure
+        failed["status"] = "system_error"
+        lines = [json.dumps(r) for r in records]
+        key, problem = failed["trial_id"], "recorded as a system error, but its verdict"
+    else:
+        key = f"{passed['task_id']}/{passed['agent_id']}/99"
+        lines.append(json.dumps(passed | {"trial": 99, "trial_id": key}))
+        problem = "a record of a trial the manifest never planned"
+    path.write_text("\n".join(lines) + "\n")
+    result = CliRunner().invoke(app, ["verify", str(run), "--json"])
+    assert result.exit_code == 1, result.output
+    found = [(m["trial_id"], m["problem"]) for m in json.loads(result.stdout)["mismatches"]]
+    assert any(k == key and p.startswith(problem) for k, p in found), found
+
+
 def test_verify_catches_a_changed_task(campaigns: dict[str, Path], tmp_path: Path) -> None:
     tasks = _copy(campaigns["tasks"], tmp_path / "tasks")
     run = _copy(campaigns["oracle"], tmp_path / "run")

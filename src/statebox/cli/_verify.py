@@ -48,13 +48,15 @@ def verify(
     json_out: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
 ) -> None:
     """Rebuild every trial's world, replay its recorded calls, check results and verdicts."""
-    from statebox.runner import verify_campaign
+    from statebox.records import read_all_results
+    from statebox.runner import record_problems, verify_campaign
 
     manifest, records, registry = _campaign(directory, domain)
     t0 = time.perf_counter()
     found = asyncio.run(verify_campaign(manifest, records, registry, task_paths=tasks))
     took = time.perf_counter() - t0
-    bad = found.mismatches
+    # The records themselves: every planned trial once, nothing else, no disguised one.
+    bad = record_problems(manifest, read_all_results(directory)) + found.mismatches
     blocking = [d for d in found.differences if not d.startswith(_INFORMATIONAL)]
     if json_out:
         typer.echo(
@@ -63,7 +65,7 @@ def verify(
                     "campaign_id": manifest.campaign_id,
                     "differences": found.differences,
                     "trials": len(found.trials),
-                    "reproduced": len(found.trials) - len(bad),
+                    "reproduced": len(found.trials) - len(found.mismatches),
                     "mismatches": [{"trial_id": t.trial_id, "problem": t.problem} for t in bad],
                     "system_errors_not_replayed": found.skipped,
                     "seconds": round(took, 3),
@@ -77,8 +79,10 @@ def verify(
         for t in bad:
             out_console.print(f"mismatch: {t.trial_id}: {t.problem}")
         out_console.print(
-            f"verified {directory}: {len(found.trials) - len(bad)} of {len(found.trials)} "
-            f"judged trials reproduced exactly; {len(bad)} differ; "
+            f"verified {directory}: {len(found.trials) - len(found.mismatches)} of "
+            f"{len(found.trials)} judged trials reproduced exactly; "
+            f"{len(found.mismatches)} differ; {len(bad) - len(found.mismatches)} record "
+            f"problems (missing, unplanned, repeated or disguised trials); "
             f"{len(found.skipped)} system errors not replayed (nothing was judged) "
             f"[{took:.2f} s]"
         )

@@ -108,6 +108,15 @@ def read_results(directory: Path) -> list[TrialRecord]:
     return latest_per_trial(_read_jsonl(Path(directory) / RESULTS_FILE, TrialRecord))
 
 
+def read_all_results(directory: Path) -> list[TrialRecord]:
+    """Every record line of a campaign directory, in file order (re-runs included).
+
+    Raises:
+        ResultsFormatError: As `read_results`.
+    """
+    return _read_jsonl(Path(directory) / RESULTS_FILE, TrialRecord)
+
+
 class TrialRow(NamedTuple):
     """What metrics and reports read of one trial record: no transcript, no effects.
 

@@ -35,6 +35,7 @@ from statebox.runner._verify import (
     campaign_policy_mode,
     campaign_tasks,
     manifest_differences,
+    record_problems,
     verify_campaign,
 )
 
@@ -67,6 +68,7 @@ __all__ = [
     "comparable_verdict",
     "first_difference",
     "manifest_differences",
+    "record_problems",
     "recorded_actions",
     "rejudge_campaign",
     "replay_trial",

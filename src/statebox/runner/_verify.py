@@ -20,7 +20,7 @@ from statebox.episode import Limits
 from statebox.errors import ConfigError
 from statebox.judge import Judge, environment_diff, environment_parts
 from statebox.kit import PolicyMode
-from statebox.records import Manifest, TrialRecord, TrialStatus
+from statebox.records import Manifest, TrialRecord, TrialStatus, trial_id
 from statebox.registry import Registry, load_domain_ref
 from statebox.runner._campaign import _git_revision
 from statebox.runner._replay import (
@@ -39,6 +39,7 @@ __all__ = [
     "campaign_policy_mode",
     "campaign_tasks",
     "manifest_differences",
+    "record_problems",
     "verify_campaign",
 ]
 
@@ -224,6 +225,52 @@ async def verify_campaign(
         )  # fmt: skip
         checks.append(_compare(r, replayed))
     return VerifyReport(differences, checks, skipped)
+
+
+def record_problems(manifest: Manifest, lines: Sequence[TrialRecord]) -> list[TrialCheck]:
+    """What the results file holds against what the manifest planned, trial by trial.
+
+    A replay checks each record it is given; this checks that the records are the
+    campaign's: none missing (deleted, or the campaign never finished), none unplanned,
+    no trial recorded twice with a verdict (only a system error is ever run again), and
+    no judged trial disguised as a system error (which reports leave out of the figure
+    over judged trials).
+
+    Args:
+        manifest: The campaign's manifest.
+        lines: Every record line of its results file, in file order.
+    """
+    planned = {
+        trial_id(t, a.agent_id, i)
+        for t in manifest.task_ids
+        for a in manifest.agents
+        for i in range(manifest.trials)
+    }
+    out: list[TrialCheck] = []
+    judged: dict[str, int] = {}
+    for r in lines:
+        key = r.trial_id
+        if key not in planned:
+            out.append(TrialCheck(key, False, "a record of a trial the manifest never planned"))
+        if key in judged:
+            out.append(
+                TrialCheck(key, False, "recorded again after a judged record (only a system "
+                           "error is ever run again)")
+            )  # fmt: skip
+        if r.status != TrialStatus.SYSTEM_ERROR:
+            judged[key] = judged.get(key, 0) + 1
+        elif r.verdict is not None and not any(c.error for c in r.verdict.checks):
+            out.append(
+                TrialCheck(key, False, "recorded as a system error, but its verdict has no "
+                           "check that failed to run")
+            )  # fmt: skip
+    seen = {r.trial_id for r in lines}
+    out.extend(
+        TrialCheck(key, False, "planned but has no record (an unfinished campaign: "
+                   "statebox run --out DIR --resume)")
+        for key in sorted(planned - seen)
+    )  # fmt: skip
+    return out
 
 
 def _compare(r: TrialRecord, replayed: Replayed) -> TrialCheck:
