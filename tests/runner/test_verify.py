@@ -339,6 +339,8 @@ def test_campaign_card_pins_the_environment_and_the_figures(
     assert f"| pass^k (unbiased estimator, tau-bench) | {unbiased:.3f} |" in card
     assert "pass^k (plug-in estimator, ThinkingBox)" in card
     assert "System errors: 0" in card and "Trials: 12 recorded of 12 planned" in card
+    # The user behaviour changes verdicts: the card names it.
+    assert "- Simulated user: rule, behaviour cooperative; " in card
     # The command the card gives a reader works as printed.
     (command,) = [line for line in card.splitlines() if line.startswith("statebox verify ")]
     check = cli.invoke(app, command.split()[1:])

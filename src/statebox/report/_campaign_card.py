@@ -57,7 +57,9 @@ def _manifest_lines(m: Manifest | None) -> list[str]:
     lines += [
         f"- Trials per task and agent: {m.trials}; seed {m.seed}; policy mode "
         f"{m.settings.get('policy_mode', 'task')}",
-        f"- Simulated user: {v.get('user_model') or 'scripted'}; rubric judge: "
+        f"- Simulated user: {v.get('user_model') or 'rule'}, behaviour "
+        f"{v.get('user_behaviour') or m.settings.get('user_behaviour', 'cooperative')}; "
+        "rubric judge: "
         f"{v.get('judge_model') or 'none (rubric questions unjudged, fail-closed)'}",
         f"- Limits: {v.get('max_steps', m.settings.get('max_steps'))} steps, "
         f"{v.get('max_turns', m.settings.get('max_turns'))} turns, "
