@@ -51,7 +51,7 @@ TIER_NAME: Final = {"basic": "Basic", "plus": "Plus", "premium": "Premium"}
 # ----------------------------------------------------------------------------- user facts
 
 FACTS: Final[Mapping[str, Row]] = {
-    "email": fact("email", "e-mail", label="email"),
+    "email": fact("email", "e-mail", "email address", label="email"),
     "order_id": fact("order number", "order id", "which order", label="order number"),
     "name": fact("name", "full name", label="name"),
     "address": fact(

@@ -191,3 +191,20 @@ def test_uncooperative_answers_only_direct_questions_one_fact_at_a_time(task: Ta
     )
     assert _values_in(said[0], task) == set()
     assert _values_in(said[1], task) == {"policy_id"}
+
+
+def test_asking_for_the_email_address_does_not_reveal_the_saved_address() -> None:
+    # A fresh-user review: "email address" held the phrase "address" of another fact, so
+    # the built-in retail user gave its saved address unasked with the email.
+    from statebox.registry import default_registry
+
+    (task,) = [
+        t
+        for t in default_registry().suite("retail")
+        if t.id == "retail.address-change.saved-address.001"
+    ]
+    text, _ = RuleEngine(task.user, plan_for(task, "cooperative")).reply(
+        "What is your email address?"
+    )
+    assert "pavel.novak@example.com" in text
+    assert "on file" not in text.lower()  # the saved address's value
