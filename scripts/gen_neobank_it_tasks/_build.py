@@ -14,6 +14,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any, Final
 
+from scripts._checks import says as says
 from scripts._task_files import write_families
 from scripts._user_specs import behaviour, fact, user_facts
 
@@ -410,14 +411,6 @@ def _subject_names_employee(golden: list[Row]) -> list[Row]:
             where = {"employee_id": a["employee_id"]}
             out.append(says("tickets", "subject", where, a["employee_id"]))
     return out
-
-
-def says(table: str, column: str, where: Row, *facts: Any) -> Row:
-    """A text check: the rows written in ``table`` matching ``where`` carry every fact.
-
-    A fact given as a list is met by any one of its spellings.
-    """
-    return {"table": table, "column": column, "where": where, "must_contain": list(facts)}
 
 
 class TaskSet:
