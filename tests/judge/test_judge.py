@@ -581,3 +581,45 @@ def test_a_trial_the_customer_closes_counts_as_ended_cleanly(
     assert not asked.flags.clean_termination
     silent = run(toy_domain, task, [call("transfer", src="A1", dst="A2", amount=30)], final="")
     assert not silent.verdict.flags.clean_termination
+
+
+# --- expected refusals in a golden trajectory ------------------------------------------
+
+
+def _recovering(bad: Task, fails: str | None) -> Task:
+    """The overdraw task, its refused transfer declared (or not), then a smaller one."""
+    golden = [
+        {"tool": "get_account", "args": {"account_id": "A2"}},
+        {"tool": "transfer", "args": {"src": "A2", "dst": "A1", "amount": 500}, "fails": fails},
+        {"tool": "transfer", "args": {"src": "A2", "dst": "A1", "amount": 20}},
+    ]
+    return task_from(bad, golden=golden)
+
+
+def test_a_golden_call_declared_refused_replays_and_writes_nothing(toy_domain: Domain) -> None:
+    (bad,) = load_tasks(INVALID_TASKS)
+    state = Judge(toy_domain).golden_states(_recovering(bad, "invalid_state"))[0]
+    assert state.rows["accounts"][("A2",)]["balance"] == 5
+
+
+@pytest.mark.parametrize(
+    ("fails", "reason"),
+    [
+        ("not_found", "expected to be refused with not_found; refused with invalid_state"),
+        (None, "invalid_state: insufficient funds"),
+    ],
+)
+def test_a_refusal_must_match_its_declaration(
+    toy_domain: Domain, fails: str | None, reason: str
+) -> None:
+    (bad,) = load_tasks(INVALID_TASKS)
+    with pytest.raises(GoldenReplayError) as info:
+        Judge(toy_domain).golden_states(_recovering(bad, fails))
+    assert (info.value.step, info.value.reason) == (1, reason)
+
+
+def test_a_call_declared_refused_that_succeeds_is_invalid(toy_domain: Domain, task: Task) -> None:
+    golden = [{**c.model_dump(), "fails": "invalid_state"} for c in task.golden]
+    with pytest.raises(GoldenReplayError) as info:
+        Judge(toy_domain).golden_states(task_from(task, golden=golden))
+    assert info.value.reason == "expected to be refused with invalid_state; succeeded"

@@ -177,7 +177,9 @@ def is_write(ctx: TrialContext, index: int) -> bool:
     """Whether golden call ``index`` of the trial's task is a write (see `TrialContext`)."""
     if ctx.write_calls is not None:
         return index in ctx.write_calls
-    return ctx.task.golden[index].tool in ctx.mutating_tools
+    call = ctx.task.golden[index]
+    # A call the golden trajectory expects refused writes nothing: faulting it is no fault.
+    return call.fails is None and call.tool in ctx.mutating_tools
 
 
 def inapplicable_faults(ctx: TrialContext) -> list[str]:

@@ -268,8 +268,11 @@ class DatabaseBackend:
                     raise GoldenReplayError(task.id, step, call.tool, "no such tool on the server")
                 continue
             out = await process.call_tool(call.tool, dict(call.args))
-            if out.is_error and strict:
-                raise GoldenReplayError(task.id, step, call.tool, out.text[:500])
+            # A server's error text carries no kind to compare: an expected refusal
+            # (`GoldenCall.fails`) must only be an error.
+            if strict and out.is_error != (call.fails is not None):
+                detail = out.text[:500] if out.is_error else f"expected a {call.fails} refusal"
+                raise GoldenReplayError(task.id, step, call.tool, detail)
 
     async def _replay(
         self,

@@ -35,6 +35,14 @@ from statebox.judge._model_rubric import ModelRubricJudge, parse_judgement
 from statebox.judge._mutants import OPERATORS, MutantResult
 from statebox.judge._probes import PROBES, ProbeResult
 from statebox.judge._rubric import RubricAnswer, RubricJudge, parse_yes_no
+from statebox.judge._shape import (
+    DomainShape,
+    ShapeTargets,
+    SuiteShape,
+    TaskShape,
+    suite_shape,
+    task_shape,
+)
 from statebox.judge._suite import default_cache_dir, validate_suite
 from statebox.judge._text import find_fact, normalise, respell
 from statebox.judge._validate import (
@@ -66,6 +74,7 @@ __all__ = [
     "CheckResult",
     "Comparison",
     "Discrepancy",
+    "DomainShape",
     "FailureSignature",
     "IdMap",
     "IdentifierProblem",
@@ -76,11 +85,14 @@ __all__ = [
     "Query",
     "RubricAnswer",
     "RubricJudge",
+    "ShapeTargets",
     "SolvabilityProblem",
     "StateHashes",
     "StateJudge",
     "StateMatch",
+    "SuiteShape",
     "TaskCheck",
+    "TaskShape",
     "TaskValidation",
     "Verdict",
     "WeakEvaluatorFlags",
@@ -108,7 +120,9 @@ __all__ = [
     "respell",
     "selected_rows",
     "static_problems",
+    "suite_shape",
     "task_problems",
+    "task_shape",
     "termination_check",
     "text_checks",
     "validate_judged_task",

@@ -516,11 +516,19 @@ class Judge(StateJudge):
         dispatcher = Dispatcher(world, self.domain.tools, None)
         for step, call in enumerate(calls):
             result = dispatcher.call(ToolCall(tool=call.tool, args=call.args))
-            if strict and not result.ok:
+            if not strict:
+                continue
+            kind = result.error.kind if result.error else None
+            if call.fails is not None and kind != call.fails:
+                world.close()
+                got = f"refused with {kind}" if kind else "succeeded"
+                raise GoldenReplayError(
+                    task.id, step, call.tool, f"expected to be refused with {call.fails}; {got}"
+                )
+            if call.fails is None and not result.ok:
                 world.close()
                 reason = result.error.message if result.error else "failed"
-                kind = result.error.kind if result.error else "error"
-                raise GoldenReplayError(task.id, step, call.tool, f"{kind}: {reason}")
+                raise GoldenReplayError(task.id, step, call.tool, f"{kind or 'error'}: {reason}")
         return world
 
     def replayed_states(self, task: Task) -> tuple[State, ...]:

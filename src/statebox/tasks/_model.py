@@ -11,7 +11,15 @@ import re
 from datetime import datetime
 from typing import Any, Literal, TypeAlias
 
-from pydantic import AwareDatetime, Field, ValidationInfo, field_validator, model_validator
+from pydantic import (
+    AwareDatetime,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationInfo,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from statebox._model import Model
 from statebox.kit import PolicyMode
@@ -37,6 +45,12 @@ __all__ = [
 _ID = re.compile(r"^[a-z0-9][a-z0-9_]*(\.[A-Za-z0-9][A-Za-z0-9_\-]*)+$")
 
 
+GoldenFailure: TypeAlias = Literal[
+    "not_found", "invalid_state", "not_permitted", "invalid_arguments"
+]
+"""Error kinds a golden call may be expected to fail with (`GoldenCall.fails`)."""
+
+
 class GoldenCall(Model):
     """One call of a golden trajectory."""
 
@@ -44,6 +58,18 @@ class GoldenCall(Model):
     """Tool name."""
     args: dict[str, Any] = {}
     """Arguments by name."""
+    fails: GoldenFailure | None = None
+    """The call is refused with this error kind: the natural first attempt a task makes the
+    agent recover from (a failed precondition, an unknown id). Replay checks that it is
+    refused with exactly this kind, so a task claiming recovery is one that needs it."""
+
+    @model_serializer(mode="wrap")
+    def _without_unset_failure(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # Left out when None, so tasks without refusals keep their bundle hashes.
+        data: dict[str, Any] = handler(self)
+        if data.get("fails") is None:
+            data.pop("fails", None)
+        return data
 
 
 class StatePatch(Model):
