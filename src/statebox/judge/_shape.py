@@ -5,8 +5,9 @@ trajectories on their worlds, never from a label a generator could set to please
 card (docs/suite-card.md, "Suite shape"):
 
 - *golden calls*: calls in the golden trajectory;
-- *business writes*: golden calls to a mutating tool that is not a step tool
-  (verification, confirmation and disclosure records) and that succeed on replay;
+- *business writes*: golden calls that succeed on replay and change a business table:
+  one no step tool (confirmation and disclosure records) and no identity check (a
+  ``verify_*`` tool, which only logs the attempt) writes;
 - *no-write task*: none; each must carry a reply check (what the state cannot show);
 - *recovery*: a golden call is refused on replay (declared with ``fails``) and a
   business write succeeds after it — the natural first attempt fails and the task is
@@ -165,6 +166,25 @@ def _signature(task: Task) -> str:
     return repr(parts)
 
 
+def _written(world: Any) -> dict[str, int]:
+    """Row changes recorded so far per table (the world's change-capture triggers)."""
+    out: dict[str, int] = {}
+    # Each trigger firing adds a row to one of the two capture tables (no dedupe).
+    for capture in ("_sb_changed", "_sb_dirty"):
+        for name, n in world.conn.execute(f"SELECT name, count(*) FROM {capture} GROUP BY name"):
+            out[str(name)] = out.get(str(name), 0) + int(n)
+    return out
+
+
+def _record_tables(domain: Domain, touched: Sequence[tuple[str, frozenset[str]]]) -> frozenset[str]:
+    """Tables the task's step-tool and identity-check calls wrote: records, not business."""
+    out: set[str] = set()
+    for tool, tables in touched:
+        if tool in domain.step_tools or tool.startswith("verify_"):
+            out |= tables
+    return frozenset(out)
+
+
 def task_shape(domain: Domain, task: Task, worlds: WorldCache) -> TaskShape:
     """Replay ``task``'s golden trajectory (every call, refused ones too) and measure it."""
     world = worlds.clone(domain, task)
@@ -172,15 +192,25 @@ def task_shape(domain: Domain, task: Task, worlds: WorldCache) -> TaskShape:
     recovery = False
     try:
         dispatcher = Dispatcher(world, domain.tools, None)
+        seen = _written(world)
+        touched: list[tuple[str, frozenset[str]]] = []
         for call in task.golden:
             result = dispatcher.call(ToolCall(tool=call.tool, args=call.args))
             if not result.ok:
                 refused += 1
+                touched.append(("", frozenset()))
                 continue
-            spec = domain.tools.get(call.tool)
-            if spec is not None and spec.mutates and call.tool not in domain.step_tools:
+            now = _written(world)
+            touched.append((call.tool, frozenset(t for t, n in now.items() if n > seen.get(t, 0))))
+            seen = now
+        records = _record_tables(domain, touched)
+        refused_so_far = 0
+        for tool, tables in touched:
+            if not tool:
+                refused_so_far += 1
+            elif tables - records:
                 writes += 1
-                recovery = recovery or refused > 0
+                recovery = recovery or refused_so_far > 0
     finally:
         world.close()
     intents = tuple(sorted(t.removeprefix(INTENT) for t in task.tags if t.startswith(INTENT)))
