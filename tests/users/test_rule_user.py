@@ -208,3 +208,40 @@ def test_asking_for_the_email_address_does_not_reveal_the_saved_address() -> Non
     )
     assert "pavel.novak@example.com" in text
     assert "on file" not in text.lower()  # the saved address's value
+
+
+def test_a_user_with_two_requests_stays_after_the_first_is_refused_or_done(task: Task) -> None:
+    # Reported by the suite 2.0 work: the rule user ended on the first refusal, so an
+    # agent that answered the refused request first lost the other one.
+    two = task.model_copy(update={"tags": ("intent:policy.add-driver", "intent:billing.pay")})
+    engine = RuleEngine(two.user, plan_for(two, "cooperative"))
+    assert engine.reply("I'm sorry, I can't add a driver today.") == (
+        "Can't you make an exception?",
+        False,
+    )
+    assert engine.reply("Unfortunately not, it is not possible.") == (
+        "Thanks. And my other request?",
+        False,
+    )
+    # Pushback starts afresh for the second request, then the user ends.
+    assert engine.reply("I can't take that payment either.") == (
+        "Can't you make an exception?",
+        False,
+    )
+    assert engine.reply("Unfortunately that is not possible.") == ("Fine, I'll call back.", True)
+    done = RuleEngine(two.user, plan_for(two, "cooperative"))
+    assert done.reply("Rowan has been added to your policy.") == (
+        "Thanks. And my other request?",
+        False,
+    )
+    assert done.reply("Your payment has been processed.")[1] is True
+    # The spec's own count wins over the tags.
+    one = two.model_copy(
+        update={"user": two.user.model_validate({**SPEC, "behaviour": {"requests": 1}})}
+    )
+    assert (
+        RuleEngine(one.user, plan_for(one, "cooperative")).reply(
+            "Rowan has been added to your policy."
+        )[1]
+        is True
+    )

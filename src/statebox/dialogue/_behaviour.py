@@ -79,6 +79,8 @@ class BehaviourPlan(NamedTuple):
         one_at_a_time: Give at most one fact per reply (uncooperative).
         patience: Agent messages answered before leaving (None: no limit).
         leaves_on_repeat: Leave when asked again for a fact already given.
+        requests: Requests the user came with; each refusal accepted or request done
+            closes one, and the user ends after the last.
     """
 
     behaviour: UserBehaviour
@@ -90,6 +92,7 @@ class BehaviourPlan(NamedTuple):
     one_at_a_time: bool
     patience: int | None
     leaves_on_repeat: bool
+    requests: int = 1
 
     def declared_values(self) -> tuple[str, ...]:
         """Values the plan has the user say that are not facts (the slips)."""
@@ -188,4 +191,5 @@ def plan_for(
         one_at_a_time=b is UserBehaviour.UNCOOPERATIVE,
         patience=PATIENCE if b is UserBehaviour.IMPATIENT else None,
         leaves_on_repeat=b is UserBehaviour.IMPATIENT,
+        requests=spec.behaviour.requests or max(1, sum(t.startswith("intent:") for t in task.tags)),
     )

@@ -13,8 +13,9 @@ replies. Each reply is built from the message, in this order:
 5. an offered alternative is accepted or declined (``behaviour.alternative``, with the
    ``agree`` or ``decline`` line), else a
    proposed change (a question) is agreed to or declined (``behaviour.confirm``);
-6. otherwise a refusal is pushed back on ``behaviour.pushback`` times, then accepted (the user
-   ends); a report that the request is done is thanked for (the user ends);
+6. otherwise a refusal is pushed back on ``behaviour.pushback`` times, then accepted; a
+   report that the request is done is thanked for; either closes one request, and the
+   user ends after the last (``behaviour.requests``), else asks about the next one;
 7. a question asking for nothing the user knows gets ``behaviour.unknown``; an open
    question ("how can I help?") gets the request again; small talk a short answer.
 
@@ -65,6 +66,7 @@ class RuleEngine:
         """Fact name → the value last said for it."""
         self._pending = dict(plan.slips)  # slips not yet corrected
         self._pushes = 0
+        self._closed = 0  # requests refused or done so far
         self._turns = 0
         self._switched = False
         self.done = False
@@ -120,11 +122,11 @@ class RuleEngine:
                 self._pushes += 1
                 parts.append(b.push)
                 return " ".join(parts), False
-            return self._end(parts, b.accept)
+            return self._close(parts, b.accept)
         if answered:
             return " ".join(parts), False
         if has_cue(message, COMPLETION_CUES):
-            return self._end(parts, b.thanks)
+            return self._close(parts, b.thanks)
         if has_cue(message, OPEN_QUESTION_CUES):
             parts.append(self.spec.goal or self.spec.opening)
         elif has_cue(message, SMALL_TALK_CUES):
@@ -134,6 +136,15 @@ class RuleEngine:
         else:
             parts.append(_WAIT)
         return " ".join(parts), False
+
+    def _close(self, parts: list[str], text: str) -> tuple[str, bool]:
+        """One request is closed (refused or done): end after the last one."""
+        self._closed += 1
+        if self._closed < self.plan.requests:
+            self._pushes = 0  # each request is pushed back on afresh
+            parts.append(self.spec.behaviour.more)
+            return " ".join(parts), False
+        return self._end(parts, text)
 
     def _end(self, parts: list[str], text: str) -> tuple[str, bool]:
         self.done = True

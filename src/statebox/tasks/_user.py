@@ -89,6 +89,12 @@ class BehaviourSpec(Model):
     """Said when asked for something that is not in the facts."""
     thanks: str = "Great, thank you. That's all."
     """Said when the agent reports the request done (the user then ends)."""
+    requests: int | None = Field(None, ge=1, le=5)
+    """How many requests the user came with (None: one per ``intent:`` tag of the task, at
+    least one). A refusal accepted or a request reported done closes one; the user ends
+    after the last, so an agent that answers one request first still hears the other."""
+    more: str = "Thanks. And my other request?"
+    """Said when a request is closed and another is still open."""
     changed_from: str = ""
     """For the ``changes-goal`` behaviour: a related request the user opens with before
     switching to the task's own request in their first reply ('' : the behaviour says
