@@ -18,8 +18,8 @@ VERIFICATIONS = kit.VerificationLog()
 CONSENTS = kit.ConsentLog(
     _CUSTOMER,
     related=(BOOKINGS,),
-    confirmations=("cancellation",),
-    disclosures=("cancellation_fee_and_refund",),
+    confirmations=("cancellation", "date_change", "refund_as_travel_credit"),
+    disclosures=("cancellation_fee_and_refund", "change_fee", "refund_as_travel_credit"),
 )
 VERIFY = kit.identity_tool(
     kit.IdentityCheck(
