@@ -90,6 +90,26 @@ def _then(ask: str) -> str:
     return ask if re.match(r"I\b", ask) else ask[0].lower() + ask[1:]
 
 
+def opening_of(parts: Sequence[Part]) -> str:
+    """The customer's first message: every request, in order."""
+    return (
+        "Hi! " + parts[0].ask + "".join(f" And one more thing: {_then(p.ask)}" for p in parts[1:])
+    )
+
+
+def leaks(parts: Sequence[Part]) -> bool:
+    """Whether the opening already says a fact the user should give only when asked.
+
+    Another request's date can equal a new date the user is asked for.
+    """
+    opening = opening_of(parts)
+    return any(
+        str(v["value"] if isinstance(v, dict) else v) in opening
+        for p in parts
+        for v in p.facts.values()
+    )
+
+
 def solve(ticket_id: str) -> list[Row]:
     """The request is done or correctly refused: solve its ticket."""
     return [call("update_ticket", ticket_id=ticket_id, status="solved")]
@@ -191,11 +211,7 @@ class Suite:
             tags.add("multi-intent")
         if any(g.get("fails") for g in golden):
             tags.add("recovery")
-        opening = (
-            "Hi! "
-            + parts[0].ask
-            + "".join(f" And one more thing: {_then(p.ask)}" for p in parts[1:])
-        )
+        opening = opening_of(parts)
         for key, value in values.items():
             if key not in ("email", "reference", "last_name"):
                 v = value["value"] if isinstance(value, dict) else value

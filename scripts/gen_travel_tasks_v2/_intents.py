@@ -16,9 +16,11 @@ from scripts.gen_travel_tasks._build import (
     MULTIPLIER,
     call,
     cancellation_fee,
+    day,
     inv,
     refunds_on,
     status_is,
+    ts,
     usd,
 )
 
@@ -282,6 +284,67 @@ def cancel_escalated_stay(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Bookin
     ), _distract(ctx, b, dis)
 
 
+def cancel_duplicate_booking(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Booking]]:
+    """Test: the same stay booked twice by mistake: cancel the later one, without fee."""
+    c = ctx.customer
+    b = ctx.booking("hotel", ("semi_flex", "non_refundable", "flexible")[v % 3], 5 + v % 10)
+    dup = ctx.booking(
+        "hotel",
+        b.plan,
+        b.start,
+        place_of=b,
+        nights=b.nights,
+        nightly=b.nightly,
+        created=ts(day(-1), 18),
+    )
+    return Part(
+        intent="cancel.duplicate-booking",
+        ask=f"I think I booked my {b.named} twice by mistake.",
+        goal="Keep one of the two bookings and get the other refunded",
+        target=b,
+        golden=[
+            call("get_booking", booking_id=b.id),
+            call("get_booking", booking_id=dup.id),
+            *_told(c, "cancellation_fee_and_refund", dup),
+            *_yes(c, "cancellation", dup),
+            call("cancel_booking", booking_id=dup.id, reason="duplicate_booking", fee=0.0),
+        ],
+        invariants=[status_is(dup.id, "cancelled"), status_is(b.id, "confirmed")],
+        reference=(
+            f"You had two identical bookings; I cancelled the later one, {dup.id}, without a "
+            f"fee and refunded {usd(dup.total)}. {b.id} stays as it is."
+        ),
+        ticket_category="cancellation",
+        description=(
+            f"{b.id} and {dup.id} ({b.plan}) are the same stay; cancel the later-created "
+            f"{dup.id} at $0, reason duplicate_booking."
+        ),
+    ), _distract(ctx, b, dis)
+
+
+def cancel_nonrefundable_insists(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Booking]]:
+    """Train: a non_refundable stay cancelled at 100% because the customer insists."""
+    c = ctx.customer
+    b = ctx.booking("hotel", "non_refundable", 6 + v % 12)
+    return Part(
+        intent="cancel.nonrefundable-insists",
+        ask=f"I know it's non-refundable, but please cancel my {b.named} anyway.",
+        goal="Cancel the stay even without a refund",
+        target=b,
+        golden=[
+            call("get_booking", booking_id=b.id),
+            call("quote_booking_change", booking_id=b.id),
+            *_told(c, "cancellation_fee_and_refund", b),
+            *_yes(c, "cancellation", b),
+            call("cancel_booking", booking_id=b.id, reason="customer_request", fee=b.total),
+        ],
+        invariants=[status_is(b.id, "cancelled"), refunds_on(b.id, 0)],
+        reference=f"Your stay is cancelled; the fee is the full {usd(b.total)}, nothing refunded.",
+        ticket_category="cancellation",
+        description=f"Cancel non_refundable {b.id} at the full fee {usd(b.total)}.",
+    ), _distract(ctx, b, dis)
+
+
 # ----------------------------------------------------------------------------- date changes
 
 
@@ -541,6 +604,99 @@ def refund_service_expired_card(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[
         reference=f"Your card has expired, so the {usd(amount)} is a travel credit instead.",
         ticket_category="billing",
         description=f"Service-failure refund {usd(amount)} to an expired card: credit instead.",
+    ), _distract(ctx, b, dis)
+
+
+_CREDIT_CAP = {"blue": 100.0, "silver": 100.0, "gold": 150.0, "platinum": 150.0}
+
+
+def credit_service_preferred(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Booking]]:
+    """Test: a service failure compensated by the credit the customer prefers (tier cap)."""
+    b = _service_failure(ctx, v, "2028-06")
+    cap = _CREDIT_CAP[ctx.tier]
+    amount = cap - (0.0, 15.0, 30.0, 45.0)[v % 4]
+    return Part(
+        intent="credit.service-preferred",
+        ask=(
+            f"The shuttle the hotel promised never came during my {b.named}. I'd rather have "
+            "a travel credit than money back."
+        ),
+        goal=f"Get a travel credit of {usd(amount)}",
+        target=b,
+        facts={"requested_credit": usd(amount)},
+        golden=[
+            call("get_booking", booking_id=b.id),
+            call(
+                "issue_travel_credit",
+                customer_id=ctx.customer,
+                amount=amount,
+                reason="service_failure",
+                booking_id=b.id,
+            ),
+        ],
+        invariants=[_credit_is(b, amount, "service_failure"), refunds_on(b.id, 0)],
+        reference=f"I issued a travel credit of {usd(amount)}, valid for 365 days.",
+        ticket_category="billing",
+        description=(
+            f"Service failure on {b.id}: the {ctx.tier} customer prefers a {usd(amount)} credit "
+            f"(cap {usd(cap)})."
+        ),
+    ), _distract(ctx, b, dis)
+
+
+def hotel_second_problem_refused(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Booking]]:
+    """Test, refusal: the stay already has an open escalation: no second one (§8.5)."""
+    b = ctx.booking("hotel", "flexible", (2, 5, 0, 8)[v % 4])
+    esc = ctx.escalation(b, "billing_dispute", "Guest disputes the city tax charged at booking")
+    return Part(
+        intent="hotel.second-problem-refused",
+        ask=(
+            f"Besides the tax dispute on my {b.named}, could you also tell the hotel I want a "
+            "room away from the lift?"
+        ),
+        goal="Have the hotel told about the room location too",
+        target=b,
+        golden=[call("get_booking", booking_id=b.id)],
+        invariants=[
+            inv(
+                f"select count(*) from hotel_escalations where booking_id = '{b.id}'",
+                1,
+                f"only {esc} on {b.id}",
+            )
+        ],
+        reply_contain=[["already", "still open", "open escalation", "working on"]],
+        refusal=True,
+        reference=(
+            "The hotel is already working on your open escalation for this stay, so I can't "
+            "open a second one now."
+        ),
+        ticket_category="hotel",
+        close=_hold,
+        description=f"{b.id} has open escalation {esc}: no second escalation; explain.",
+    ), _distract(ctx, b, dis)
+
+
+def hotel_old_dispute_refused(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Booking]]:
+    """Train, refusal: a billing dispute about a stay that ended over 60 days ago."""
+    b = ctx.booking("hotel", "flexible", -(70 + 5 * (v % 6)), status="completed")
+    return Part(
+        intent="hotel.old-dispute-refused",
+        ask=f"The hotel overcharged me the minibar on my {b.named}; please dispute it with them.",
+        goal="Have the minibar charge disputed with the hotel",
+        target=b,
+        golden=[call("get_booking", booking_id=b.id)],
+        invariants=[
+            inv(
+                f"select count(*) from hotel_escalations where booking_id = '{b.id}'",
+                0,
+                "no escalation",
+            )
+        ],
+        reply_contain=[["60 days", "sixty days"]],
+        refusal=True,
+        reference="That stay ended more than 60 days ago, so I can no longer dispute it.",
+        ticket_category="hotel",
+        description=f"Billing dispute on {b.id}, ended over 60 days ago: refuse.",
     ), _distract(ctx, b, dis)
 
 
@@ -1013,6 +1169,9 @@ TEST: dict[str, Builder] = {
     "request.late-checkout": request_late_checkout,
     "crm.phone-change": crm_phone_change,
     "name.transfer-refused": name_transfer_refused,
+    "cancel.duplicate-booking": cancel_duplicate_booking,
+    "credit.service-preferred": credit_service_preferred,
+    "hotel.second-problem-refused": hotel_second_problem_refused,
 }
 """The test split's intent branches."""
 
@@ -1032,5 +1191,7 @@ TRAIN: dict[str, Builder] = {
     "request.accessible-room": request_accessible_room,
     "request.early-check-in": request_early_check_in,
     "crm.email-change": crm_email_change,
+    "cancel.nonrefundable-insists": cancel_nonrefundable_insists,
+    "hotel.old-dispute-refused": hotel_old_dispute_refused,
 }
 """The train split's intent branches (none of them a test branch)."""

@@ -7,6 +7,7 @@ tools hand out next come from the seed's sequences, never from these.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -112,18 +113,22 @@ class Ctx:
         cabin: str = "economy",
         traveller: tuple[str, str] | None = None,
         companion: tuple[str, str] | None = None,
+        created: str | None = None,
+        nightly: float | None = None,
     ) -> Booking:
         """Add a booking of the customer (a flight or a hotel stay with one payment).
 
         ``place_of`` gives it another booking's route or hotel (a distractor the customer
-        could confuse with it); ``card`` is the paying card's last valid month.
+        could confuse with it); ``card`` is the paying card's last valid month; ``created``
+        its creation time (default: a month ago, earlier for each later booking).
         """
         self._bookings += 1
         n = 500 + self._bookings
         bk = f"BK-100{n}"
         k = self.seq * 5 + self._bookings
-        ref = "".join(_LOCATOR[(k * m + n) % len(_LOCATOR)] for m in (3, 5, 7, 11, 13, 17))
-        created = ts(day(-30 - self._bookings), 9)
+        digest = hashlib.sha256(f"{self.seq}:{bk}:{self.customer}".encode()).digest()
+        ref = "".join(_LOCATOR[x % len(_LOCATOR)] for x in digest[:6])
+        created = created or ts(day(-30 - self._bookings), 9)
         if kind == "flight":
             origin, dest = _route(place_of) if place_of else ROUTES[self.pick(1, len(ROUTES))]
             total = round(240.0 + 23.5 * (k % 13), 2)
@@ -146,7 +151,7 @@ class Ctx:
         else:
             hotel = place_of.hotel_id if place_of else HOTEL_IDS[self.pick(2, len(HOTEL_IDS))]
             nights = nights or 2 + k % 3
-            nightly = round(110.0 + 15.0 * (k % 9), 2)
+            nightly = nightly or round(110.0 + 15.0 * (k % 9), 2)
             total = round(nightly * nights, 2)
             end = day(start + nights)
             b = Booking(
