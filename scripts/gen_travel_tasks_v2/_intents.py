@@ -16,6 +16,7 @@ from scripts.gen_travel_tasks._build import (
     MULTIPLIER,
     call,
     cancellation_fee,
+    change_fee,
     day,
     inv,
     refunds_on,
@@ -70,6 +71,16 @@ def _yes(c: str, topic: str, b: Booking) -> list[dict[str, object]]:
     return [call("record_confirmation", customer_id=c, topic=topic, related_id=b.id)]
 
 
+def _agreed(c: str, b: Booking, told: str, yes: str) -> list[dict[str, object]]:
+    """Read and quote the booking, tell the fee (``told``), record the customer's yes."""
+    return [
+        call("get_booking", booking_id=b.id),
+        call("quote_booking_change", booking_id=b.id),
+        *_told(c, told, b),
+        *_yes(c, yes, b),
+    ]
+
+
 def _fails(tool: str, kind: str, **args: object) -> dict[str, object]:
     return {**call(tool, **args), "fails": kind}
 
@@ -102,10 +113,7 @@ def cancel_flight_fare(ctx: Ctx, v: int, dis: int, plan: str, days: tuple[int, .
         goal=f"Cancel the {b.named}",
         target=b,
         golden=[
-            call("get_booking", booking_id=b.id),
-            call("quote_booking_change", booking_id=b.id),
-            *_told(c, "cancellation_fee_and_refund", b),
-            *_yes(c, "cancellation", b),
+            *_agreed(c, b, "cancellation_fee_and_refund", "cancellation"),
             call("cancel_booking", booking_id=b.id, reason="customer_request", fee=fee),
         ],
         invariants=[
@@ -147,10 +155,7 @@ def cancel_semi_flex_stay(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Bookin
         goal=f"Cancel the {b.named}",
         target=b,
         golden=[
-            call("get_booking", booking_id=b.id),
-            call("quote_booking_change", booking_id=b.id),
-            *_told(c, "cancellation_fee_and_refund", b),
-            *_yes(c, "cancellation", b),
+            *_agreed(c, b, "cancellation_fee_and_refund", "cancellation"),
             call("cancel_booking", booking_id=b.id, reason="customer_request", fee=fee),
         ],
         invariants=[status_is(b.id, "cancelled"), refunds_on(b.id, 1)],
@@ -173,10 +178,7 @@ def cancel_schedule_change(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Booki
         goal="Cancel the flight without paying a fee",
         target=b,
         golden=[
-            call("get_booking", booking_id=b.id),
-            call("quote_booking_change", booking_id=b.id),
-            *_told(c, "cancellation_fee_and_refund", b),
-            *_yes(c, "cancellation", b),
+            *_agreed(c, b, "cancellation_fee_and_refund", "cancellation"),
             call("cancel_booking", booking_id=b.id, reason="airline_schedule_change", fee=0.0),
         ],
         invariants=[status_is(b.id, "cancelled"), refunds_on(b.id, 1)],
@@ -199,10 +201,7 @@ def cancel_expired_card_stay(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Boo
         goal=f"Cancel the {b.named} and get the money back",
         target=b,
         golden=[
-            call("get_booking", booking_id=b.id),
-            call("quote_booking_change", booking_id=b.id),
-            *_told(c, "cancellation_fee_and_refund", b),
-            *_yes(c, "cancellation", b),
+            *_agreed(c, b, "cancellation_fee_and_refund", "cancellation"),
             _fails(
                 "cancel_booking",
                 "invalid_state",
@@ -253,10 +252,7 @@ def cancel_escalated_stay(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Bookin
         goal=f"Cancel the {b.named}",
         target=b,
         golden=[
-            call("get_booking", booking_id=b.id),
-            call("quote_booking_change", booking_id=b.id),
-            *_told(c, "cancellation_fee_and_refund", b),
-            *_yes(c, "cancellation", b),
+            *_agreed(c, b, "cancellation_fee_and_refund", "cancellation"),
             _fails(
                 "cancel_booking",
                 "invalid_state",
@@ -332,10 +328,7 @@ def cancel_nonrefundable_insists(ctx: Ctx, v: int, dis: int) -> tuple[Part, list
         goal="Cancel the stay even without a refund",
         target=b,
         golden=[
-            call("get_booking", booking_id=b.id),
-            call("quote_booking_change", booking_id=b.id),
-            *_told(c, "cancellation_fee_and_refund", b),
-            *_yes(c, "cancellation", b),
+            *_agreed(c, b, "cancellation_fee_and_refund", "cancellation"),
             call("cancel_booking", booking_id=b.id, reason="customer_request", fee=b.total),
         ],
         invariants=[status_is(b.id, "cancelled"), refunds_on(b.id, 0)],
@@ -348,60 +341,47 @@ def cancel_nonrefundable_insists(ctx: Ctx, v: int, dis: int) -> tuple[Part, list
 # ----------------------------------------------------------------------------- date changes
 
 
-def change_standard_flight(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Booking]]:
-    """Test: move a standard fare ($75; Platinum $0), after telling the fee."""
+def _move(
+    ctx: Ctx, v: int, dis: int, intent: str, plan: str, when: tuple[tuple[int, int], ...]
+) -> tuple[Part, list[Booking]]:
+    """Move a booking to the date the customer gives, after telling the change fee."""
     c = ctx.customer
-    b = ctx.booking("flight", "standard", (8, 15, 25, 6)[v % 4])
-    new = later(b, (4, 7, 10, 2)[v % 4])
-    fee = 0.0 if ctx.tier == "platinum" else 75.0
+    kind = "flight" if plan == "standard" else "hotel"
+    days, shift = when[v % len(when)]
+    b = ctx.booking(kind, plan, days)
+    new = later(b, shift)
+    fee = 0.0 if ctx.tier == "platinum" else change_fee(kind, plan, days) or 0.0
     return Part(
-        intent="change.standard-flight",
-        ask=f"I'd like to move my {b.named} to another day.",
+        intent=intent,
+        ask=f"I'd like to move my {b.named} to another date.",
         goal=f"Move the {b.named} to {new}",
         target=b,
         facts={"new_date": new},
         golden=[
-            call("get_booking", booking_id=b.id),
-            call("quote_booking_change", booking_id=b.id),
-            *_told(c, "change_fee", b),
-            *_yes(c, "date_change", b),
+            *_agreed(c, b, "change_fee", "date_change"),
             call("change_booking_dates", booking_id=b.id, new_start_date=new, fee=fee),
         ],
         invariants=[
             inv(f"select start_date from bookings where id = '{b.id}'", new, f"{b.id} moved"),
         ],
-        reference=f"Your flight now departs on {new}; the change fee is {usd(fee)}.",
+        reference=f"Your booking now starts on {new}; the change fee is {usd(fee)}.",
         ticket_category="change",
-        description=f"Move {b.id} (standard, {ctx.tier}) to {new}: fee {usd(fee)}.",
+        description=f"Move {b.id} ({plan}, {days} days, {ctx.tier}) to {new}: fee {usd(fee)}.",
     ), _distract(ctx, b, dis)
+
+
+def change_standard_flight(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Booking]]:
+    """Test: move a standard fare ($75; Platinum $0), after telling the fee."""
+    return _move(
+        ctx, v, dis, "change.standard-flight", "standard", ((8, 4), (15, 7), (25, 10), (6, 2))
+    )
 
 
 def change_semi_flex_stay(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Booking]]:
     """Train: move a semi_flex stay 7+ days out ($40; Platinum $0)."""
-    c = ctx.customer
-    b = ctx.booking("hotel", "semi_flex", (9, 14, 30, 7)[v % 4])
-    new = later(b, (3, 5, 12, 1)[v % 4])
-    fee = 0.0 if ctx.tier == "platinum" else 40.0
-    return Part(
-        intent="change.semi-flex-stay",
-        ask=f"Could you move my {b.named} to other dates?",
-        goal=f"Move the stay to start on {new}",
-        target=b,
-        facts={"new_date": new},
-        golden=[
-            call("get_booking", booking_id=b.id),
-            call("quote_booking_change", booking_id=b.id),
-            *_told(c, "change_fee", b),
-            *_yes(c, "date_change", b),
-            call("change_booking_dates", booking_id=b.id, new_start_date=new, fee=fee),
-        ],
-        invariants=[
-            inv(f"select start_date from bookings where id = '{b.id}'", new, f"{b.id} moved"),
-        ],
-        reference=f"Your stay now starts on {new}; the change fee is {usd(fee)}.",
-        ticket_category="change",
-        description=f"Move {b.id} (semi_flex, {b.start} days, {ctx.tier}) to {new}: {usd(fee)}.",
-    ), _distract(ctx, b, dis)
+    return _move(
+        ctx, v, dis, "change.semi-flex-stay", "semi_flex", ((9, 3), (14, 5), (30, 12), (7, 1))
+    )
 
 
 def _unchangeable(

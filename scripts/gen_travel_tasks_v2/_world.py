@@ -20,6 +20,7 @@ from scripts.gen_travel_tasks._build import (
     Row,
     day,
     merge,
+    ticket,
     tier,
     ts,
 )
@@ -229,35 +230,7 @@ class Ctx:
         """Add a ticket of the customer about ``b``, opened two days ago; its id."""
         self._tickets += 1
         tid = f"TKT-{400 + self._tickets:04d}"
-        at = ts(day(-2), 11)
-        self.add(
-            {
-                "tickets": [
-                    {
-                        "id": tid,
-                        "customer_id": self.customer,
-                        "booking_id": b.id if b else None,
-                        "subject": subject,
-                        "category": category,
-                        "status": status,
-                        "priority": "normal",
-                        "hold_reason": None,
-                        "escalation_reason": None,
-                        "created_at": at,
-                        "updated_at": at,
-                    }
-                ],
-                "ticket_notes": [
-                    {
-                        "id": f"TN-{400 + self._tickets:04d}",
-                        "ticket_id": tid,
-                        "public": 1,
-                        "body": subject,
-                        "created_at": at,
-                    }
-                ],
-            }
-        )
+        self.add(ticket(tid, self.customer, b.id if b else None, category, subject, status))
         return tid
 
     def escalation(self, b: Booking, reason: str, detail: str) -> str:

@@ -14,7 +14,7 @@ from datetime import date, timedelta
 from typing import Any, Literal
 
 from statebox.domains.travel.tools._fees import cancellation_fee, change_fee
-from statebox.domains.travel.tools._payments import card_expired, credit_row
+from statebox.domains.travel.tools._payments import credit_row, refuse_expired_card
 from statebox.domains.travel.tools._records import booking_row, customer_row
 from statebox.kit import Row, days_until, money, stamp, text
 from statebox.tools import ToolError, tool
@@ -202,12 +202,7 @@ def cancel_booking(
     if refund > 0 and refund_to == "original_payment":
         if pay is None:
             raise ToolError("invalid_state", f"booking {booking_id} has no payment to refund")
-        if card_expired(tx, pay):
-            raise ToolError(
-                "invalid_state",
-                f"the card of payment {pay['id']} expired ({pay['card_expires']}); a refund "
-                "cannot reach it",
-            )
+        refuse_expired_card(tx, pay)
     tx.update(
         "bookings",
         {"id": booking_id},

@@ -11,11 +11,13 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from statebox.domains.travel.tools._records import booking_row
-from statebox.kit import stamp
+from statebox.kit import Table, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
 __all__ = ["add_special_request", "escalate_to_hotel", "get_hotel", "resolve_hotel_escalation"]
+
+ESCALATIONS = Table("hotel_escalations", "hotel escalation", "ESC-0001")
 
 
 @tool(mutates=False)
@@ -132,11 +134,7 @@ def resolve_hotel_escalation(
         resolution: fixed_by_hotel when the hotel fixed the problem; guest_cancelled when
             the guest cancels the stay; withdrawn when the guest withdraws the complaint.
     """
-    row = tx.one("SELECT * FROM hotel_escalations WHERE id = ?", [escalation_id])
-    if row is None:
-        raise ToolError(
-            "not_found", f"no hotel escalation {escalation_id!r} (ids look like 'ESC-0001')"
-        )
+    row = ESCALATIONS.row(tx, escalation_id)
     if row["status"] != "open":
         raise ToolError("invalid_state", f"hotel escalation {escalation_id} is already resolved")
     tx.update(

@@ -17,16 +17,20 @@ from statebox.kit import money, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
-__all__ = ["card_expired", "credit_row", "issue_refund", "issue_travel_credit"]
+__all__ = ["credit_row", "issue_refund", "issue_travel_credit", "refuse_expired_card"]
 
 
-def card_expired(tx: WorldTx, pay: Mapping[str, Any]) -> bool:
-    """Whether ``pay`` was made by a card that has expired (its last month is before today's).
+def refuse_expired_card(tx: WorldTx, pay: Mapping[str, Any]) -> None:
+    """Refuse a refund to ``pay`` when its card has expired (its last month is before today's).
 
     A refund cannot reach an expired card; policy §7.6 says what to do instead.
     """
     until = pay.get("card_expires")
-    return pay["method"] == "card" and until is not None and text(until) < tx.today.isoformat()[:7]
+    if pay["method"] == "card" and until is not None and text(until) < tx.today.isoformat()[:7]:
+        raise ToolError(
+            "invalid_state",
+            f"the card of payment {pay['id']} expired ({until}); a refund cannot reach it",
+        )
 
 
 def credit_row(
@@ -66,12 +70,7 @@ def issue_refund(
     left = money(money(pay["amount"]) - money(pay["refunded_amount"]))
     if amount <= 0 or amount > left:
         raise ToolError("invalid_state", f"refund must be above 0 and at most {left}")
-    if card_expired(tx, pay):
-        raise ToolError(
-            "invalid_state",
-            f"the card of payment {payment_id} expired ({pay['card_expires']}); a refund cannot "
-            "reach it",
-        )
+    refuse_expired_card(tx, pay)
     done = money(money(pay["refunded_amount"]) + amount)
     tx.update(
         "payments",
