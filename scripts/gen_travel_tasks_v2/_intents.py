@@ -628,13 +628,16 @@ def hotel_second_problem_refused(ctx: Ctx, v: int, dis: int) -> tuple[Part, list
     """Test, refusal: the stay already has an open escalation: no second one (§8.5)."""
     b = ctx.booking("hotel", "flexible", (2, 5, 0, 8)[v % 4])
     esc = ctx.escalation(b, "billing_dispute", "Guest disputes the city tax charged at booking")
+    for stay in ctx.patch["hotel_stays"]:
+        if stay["booking_id"] == b.id:
+            stay["room_type"] = "deluxe"  # the room the guest says was downgraded
     return Part(
         intent="hotel.second-problem-refused",
         ask=(
-            f"Besides the tax dispute on my {b.named}, could you also tell the hotel I want a "
-            "room away from the lift?"
+            f"Besides the tax dispute on my {b.named}, the hotel now says my deluxe room is "
+            "downgraded to a standard one; please raise that with them too."
         ),
-        goal="Have the hotel told about the room location too",
+        goal="Have the hotel told about the room downgrade too",
         target=b,
         golden=[call("get_booking", booking_id=b.id)],
         invariants=[
@@ -861,7 +864,7 @@ def _request(
                 detail=detail,
             ),
         ],
-        text=[says("special_requests", "detail", {"booking_id": b.id}, words)],
+        text=[says("special_requests", "detail", {"booking_id": b.id}, list(words))],
         reference="I sent the request to the hotel; "
         + ("it is complimentary." if free else "it is not complimentary: the hotel may charge."),
         ticket_category="hotel",
@@ -869,46 +872,38 @@ def _request(
     ), _distract(ctx, b, dis)
 
 
-def request_late_checkout(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Booking]]:
-    """Test: late checkout, complimentary for Gold and Platinum only."""
-    return _request(
-        ctx,
-        v,
-        dis,
-        "request.late-checkout",
+_REQUESTS: dict[str, tuple[str, frozenset[str], str, list[str]]] = {
+    "request.late-checkout": (
         "late_checkout",
-        ctx.tier in ("gold", "platinum"),
+        frozenset({"gold", "platinum"}),
         "a late checkout at 14:00",
         ["14:00", "2 pm", "2pm"],
-    )
-
-
-def request_accessible_room(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Booking]]:
-    """Train: an accessible room is always complimentary."""
-    return _request(
-        ctx,
-        v,
-        dis,
-        "request.accessible-room",
+    ),
+    "request.accessible-room": (
         "accessible_room",
-        True,
+        frozenset({"blue", "silver", "gold", "platinum"}),
         "a wheelchair-accessible room",
         ["wheelchair"],
-    )
-
-
-def request_early_check_in(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Booking]]:
-    """Train: early check-in, complimentary for Gold and Platinum only."""
-    return _request(
-        ctx,
-        v,
-        dis,
-        "request.early-check-in",
+    ),
+    "request.early-check-in": (
         "early_check_in",
-        ctx.tier in ("gold", "platinum"),
+        frozenset({"gold", "platinum"}),
         "an early check-in at 10:00",
         ["10:00", "10 am", "10am"],
-    )
+    ),
+}
+"""Special requests: kind, the tiers it is complimentary for (§8.1), the ask, its words."""
+
+
+def special_request(intent: str) -> Builder:
+    """The builder of one `_REQUESTS` entry."""
+    kind, free_for, ask, words = _REQUESTS[intent]
+
+    def build(ctx: Ctx, v: int, dis: int) -> tuple[Part, list[Booking]]:
+        return _request(ctx, v, dis, intent, kind, ctx.tier in free_for, ask, words)
+
+    build.__doc__ = f"{kind}: complimentary for {', '.join(sorted(free_for))}."
+    return build
 
 
 # ----------------------------------------------------------------------------- loyalty, CRM, names
@@ -1146,7 +1141,7 @@ TEST: dict[str, Builder] = {
     "hotel.reopened-ticket": hotel_reopened_ticket,
     "loyalty.missing-credit": loyalty_missing_credit,
     "name.companion-typo": name_companion_typo,
-    "request.late-checkout": request_late_checkout,
+    "request.late-checkout": special_request("request.late-checkout"),
     "crm.phone-change": crm_phone_change,
     "name.transfer-refused": name_transfer_refused,
     "cancel.duplicate-booking": cancel_duplicate_booking,
@@ -1168,8 +1163,8 @@ TRAIN: dict[str, Builder] = {
     "ticket.reopened-escalate": ticket_reopened_escalate,
     "loyalty.tier-upgrade": loyalty_tier_upgrade,
     "loyalty.goodwill-refused": loyalty_goodwill_refused,
-    "request.accessible-room": request_accessible_room,
-    "request.early-check-in": request_early_check_in,
+    "request.accessible-room": special_request("request.accessible-room"),
+    "request.early-check-in": special_request("request.early-check-in"),
     "crm.email-change": crm_email_change,
     "cancel.nonrefundable-insists": cancel_nonrefundable_insists,
     "hotel.old-dispute-refused": hotel_old_dispute_refused,
