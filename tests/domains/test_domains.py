@@ -120,8 +120,8 @@ SPECS: dict[str, Spec] = {
     ),
     "travel": Spec(
         tables=18,
-        tools=29,
-        mutating=18,
+        tools=30,
+        mutating=19,
         excluded=frozenset(
             {
                 ("customer_notes", "body"),

@@ -107,7 +107,8 @@ CREATE TABLE payments (
     method TEXT NOT NULL CHECK (method IN ('card', 'corporate_card', 'travel_credit')),
     status TEXT NOT NULL CHECK (status IN ('captured', 'partially_refunded', 'refunded')),
     refunded_amount REAL NOT NULL,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    card_expires TEXT                 -- 'YYYY-MM' the card expires after; null: not a card on file
 );
 
 CREATE TABLE refunds (
@@ -124,7 +125,7 @@ CREATE TABLE travel_credits (
     customer_id TEXT NOT NULL REFERENCES customers(id),
     booking_id TEXT REFERENCES bookings(id),
     amount REAL NOT NULL,
-    reason TEXT NOT NULL CHECK (reason IN ('walked_guest', 'service_failure', 'goodwill')),
+    reason TEXT NOT NULL CHECK (reason IN ('walked_guest', 'service_failure', 'goodwill', 'expired_card')),
     expires_on TEXT NOT NULL,
     created_at TEXT NOT NULL
 );
@@ -158,7 +159,8 @@ CREATE TABLE hotel_escalations (
     priority TEXT NOT NULL CHECK (priority IN ('normal', 'urgent')),
     status TEXT NOT NULL CHECK (status IN ('open', 'resolved')),
     detail TEXT NOT NULL,
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    resolution TEXT CHECK (resolution IN ('fixed_by_hotel', 'guest_cancelled', 'withdrawn'))
 );
 
 CREATE TABLE tickets (

@@ -24,7 +24,12 @@ from statebox.domains.travel.tools._customers import (
     get_customer_profile,
     update_customer_contact,
 )
-from statebox.domains.travel.tools._hotels import add_special_request, escalate_to_hotel, get_hotel
+from statebox.domains.travel.tools._hotels import (
+    add_special_request,
+    escalate_to_hotel,
+    get_hotel,
+    resolve_hotel_escalation,
+)
 from statebox.domains.travel.tools._loyalty import (
     add_loyalty_points,
     get_loyalty_account,
@@ -66,6 +71,7 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     get_hotel,
     add_special_request,
     escalate_to_hotel,
+    resolve_hotel_escalation,
     # tickets
     *(
         TICKET_TOOLS[name]

@@ -14,6 +14,7 @@ from datetime import date, timedelta
 from typing import Any, Literal
 
 from statebox.domains.travel.tools._fees import cancellation_fee, change_fee
+from statebox.domains.travel.tools._payments import credit_row, refuse_expired_card
 from statebox.domains.travel.tools._records import booking_row, customer_row
 from statebox.kit import Row, days_until, money, stamp, text
 from statebox.tools import ToolError, tool
@@ -100,6 +101,11 @@ def get_booking(tx: WorldTx, booking_id: str) -> dict[str, Any]:
         "changes": tx.query(
             "SELECT * FROM booking_changes WHERE booking_id = ? ORDER BY id", [booking_id]
         ),
+        "hotel_escalations": tx.query(
+            "SELECT id, reason, priority, status FROM hotel_escalations WHERE booking_id = ? "
+            "ORDER BY id",
+            [booking_id],
+        ),
         "special_requests": tx.query(
             "SELECT id, kind, complimentary, status FROM special_requests WHERE booking_id = ? "
             "ORDER BY id",
@@ -160,15 +166,20 @@ def cancel_booking(
     booking_id: str,
     reason: Literal["customer_request", "airline_schedule_change", "duplicate_booking"],
     fee: float,
+    refund_to: Literal["original_payment", "travel_credit"] = "original_payment",
 ) -> dict[str, Any]:
-    """Cancel a booking that has not started, keep ``fee`` and refund the rest to the payment.
+    """Cancel a booking that has not started, keep ``fee`` and refund the rest.
 
-    The refund (total minus fee) goes to the booking's original payment.
+    The refund (total minus fee) goes to the booking's original payment, or is issued as
+    a travel credit (reason expired_card) when ``refund_to`` is travel_credit. A card
+    that has expired cannot take a refund, and a hotel stay with an open hotel
+    escalation cannot be cancelled until the escalation is resolved.
 
     Args:
         booking_id: Booking id, such as 'BK-100001'.
         reason: Why the booking is cancelled.
         fee: Cancellation fee kept, in dollars (0 when waived); at most the booking total.
+        refund_to: Where the refund goes: original_payment (default) or travel_credit.
     """
     b = booking_row(tx, booking_id)
     _open(b, tx, "cancel")
@@ -176,6 +187,22 @@ def cancel_booking(
     fee = money(fee)
     if fee < 0 or fee > total:
         raise ToolError("invalid_state", f"fee must be between 0 and the total {total}")
+    escalation = tx.one(
+        "SELECT id FROM hotel_escalations WHERE booking_id = ? AND status = 'open' ORDER BY id",
+        [booking_id],
+    )
+    if escalation is not None:
+        raise ToolError(
+            "invalid_state",
+            f"booking {booking_id} has an open hotel escalation {escalation['id']}; resolve it "
+            "before cancelling",
+        )
+    refund = money(total - fee)
+    pay = tx.one("SELECT * FROM payments WHERE booking_id = ? ORDER BY id LIMIT 1", [booking_id])
+    if refund > 0 and refund_to == "original_payment":
+        if pay is None:
+            raise ToolError("invalid_state", f"booking {booking_id} has no payment to refund")
+        refuse_expired_card(tx, pay)
     tx.update(
         "bookings",
         {"id": booking_id},
@@ -186,14 +213,11 @@ def cancel_booking(
             "cancelled_at": stamp(tx),
         },
     )
-    refund = money(total - fee)
     out: dict[str, Any] = {"booking_id": booking_id, "status": "cancelled", "fee": fee}
-    if refund > 0:
-        pay = tx.one(
-            "SELECT * FROM payments WHERE booking_id = ? ORDER BY id LIMIT 1", [booking_id]
-        )
-        if pay is None:
-            raise ToolError("invalid_state", f"booking {booking_id} has no payment to refund")
+    if refund > 0 and refund_to == "travel_credit":
+        credit = credit_row(tx, text(b["customer_id"]), refund, "expired_card", booking_id)
+        out["travel_credit"] = {"id": credit["id"], "amount": refund}
+    elif refund > 0 and pay is not None:
         done = money(money(pay["refunded_amount"]) + refund)
         tx.update(
             "payments",

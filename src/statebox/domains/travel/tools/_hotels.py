@@ -1,4 +1,8 @@
-"""Hotel partner channel: read a hotel, send special requests, escalate to the property."""
+"""Hotel partner channel: read a hotel, send special requests, escalate to the property.
+
+An escalation stays open until it is resolved with an outcome; a stay with an open
+escalation cannot be cancelled (the hotel is still working on it).
+"""
 
 # The world transaction `tx` is hidden from the agent, so tool docstrings omit it.
 
@@ -7,11 +11,13 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from statebox.domains.travel.tools._records import booking_row
-from statebox.kit import stamp
+from statebox.kit import Table, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
-__all__ = ["add_special_request", "escalate_to_hotel", "get_hotel"]
+__all__ = ["add_special_request", "escalate_to_hotel", "get_hotel", "resolve_hotel_escalation"]
+
+ESCALATIONS = Table("hotel_escalations", "hotel escalation", "ESC-0001")
 
 
 @tool(mutates=False)
@@ -113,3 +119,27 @@ def escalate_to_hotel(
         "created_at": stamp(tx),
     }
     return tx.insert("hotel_escalations", row)
+
+
+@tool(mutates=True)
+def resolve_hotel_escalation(
+    tx: WorldTx,
+    escalation_id: str,
+    resolution: Literal["fixed_by_hotel", "guest_cancelled", "withdrawn"],
+) -> dict[str, Any]:
+    """Close an open hotel escalation with its outcome.
+
+    Args:
+        escalation_id: Escalation id, such as 'ESC-0001' (from get_booking or get_hotel).
+        resolution: fixed_by_hotel when the hotel fixed the problem; guest_cancelled when
+            the guest cancels the stay; withdrawn when the guest withdraws the complaint.
+    """
+    row = ESCALATIONS.row(tx, escalation_id)
+    if row["status"] != "open":
+        raise ToolError("invalid_state", f"hotel escalation {escalation_id} is already resolved")
+    tx.update(
+        "hotel_escalations",
+        {"id": escalation_id},
+        {"status": "resolved", "resolution": resolution},
+    )
+    return {"id": escalation_id, "status": "resolved", "resolution": resolution}

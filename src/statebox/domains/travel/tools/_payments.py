@@ -8,15 +8,45 @@ when a refund needs escalation instead (the agent limit) are policy.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any, Literal
 
 from statebox.domains.travel.tools._records import booking_row, customer_row
-from statebox.kit import money, stamp
+from statebox.kit import money, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
-__all__ = ["issue_refund", "issue_travel_credit"]
+__all__ = ["credit_row", "issue_refund", "issue_travel_credit", "refuse_expired_card"]
+
+
+def refuse_expired_card(tx: WorldTx, pay: Mapping[str, Any]) -> None:
+    """Refuse a refund to ``pay`` when its card has expired (its last month is before today's).
+
+    A refund cannot reach an expired card; policy §7.6 says what to do instead.
+    """
+    until = pay.get("card_expires")
+    if pay["method"] == "card" and until is not None and text(until) < tx.today.isoformat()[:7]:
+        raise ToolError(
+            "invalid_state",
+            f"the card of payment {pay['id']} expired ({until}); a refund cannot reach it",
+        )
+
+
+def credit_row(
+    tx: WorldTx, customer_id: str, amount: float, reason: str, booking_id: str | None
+) -> dict[str, Any]:
+    """Insert a travel credit valid 365 days from today and return its row."""
+    row = {
+        "id": tx.next_id("travel_credits", prefix="TC-", width=4),
+        "customer_id": customer_id,
+        "booking_id": booking_id,
+        "amount": amount,
+        "reason": reason,
+        "expires_on": (tx.today + timedelta(days=365)).isoformat(),
+        "created_at": stamp(tx),
+    }
+    return tx.insert("travel_credits", row)
 
 
 @tool(mutates=True)
@@ -40,6 +70,7 @@ def issue_refund(
     left = money(money(pay["amount"]) - money(pay["refunded_amount"]))
     if amount <= 0 or amount > left:
         raise ToolError("invalid_state", f"refund must be above 0 and at most {left}")
+    refuse_expired_card(tx, pay)
     done = money(money(pay["refunded_amount"]) + amount)
     tx.update(
         "payments",
@@ -65,7 +96,7 @@ def issue_travel_credit(
     tx: WorldTx,
     customer_id: str,
     amount: float,
-    reason: Literal["walked_guest", "service_failure", "goodwill"],
+    reason: Literal["walked_guest", "service_failure", "goodwill", "expired_card"],
     booking_id: str | None = None,
 ) -> dict[str, Any]:
     """Issue a travel credit (valid 365 days) to a customer's account.
@@ -73,7 +104,8 @@ def issue_travel_credit(
     Args:
         customer_id: Customer id, such as 'CUS-0001'.
         amount: Credit in dollars (positive).
-        reason: Why the credit is issued.
+        reason: Why the credit is issued (expired_card: money owed back to a card that has
+            expired).
         booking_id: The booking it relates to, such as 'BK-100001', if any.
     """
     customer_row(tx, customer_id)
@@ -82,13 +114,4 @@ def issue_travel_credit(
     amount = money(amount)
     if amount <= 0:
         raise ToolError("invalid_state", "amount must be positive")
-    row = {
-        "id": tx.next_id("travel_credits", prefix="TC-", width=4),
-        "customer_id": customer_id,
-        "booking_id": booking_id,
-        "amount": amount,
-        "reason": reason,
-        "expires_on": (tx.today + timedelta(days=365)).isoformat(),
-        "created_at": stamp(tx),
-    }
-    return tx.insert("travel_credits", row)
+    return credit_row(tx, customer_id, amount, reason, booking_id)

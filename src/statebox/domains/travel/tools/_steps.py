@@ -1,7 +1,8 @@
 """Travel's step-recording tools: caller verification, the fee disclosure and the customer's yes.
 
-The policy mandates identifying the caller (§1) and, before a cancellation, telling the
-fee and the refund and getting an explicit yes (§3.2). These tools leave those steps in
+The policy mandates identifying the caller (§1); before a cancellation or a date change,
+telling the fee and getting an explicit yes (§3.2, §4.4); and telling the customer when
+a refund becomes a travel credit (§3.6, §7.6). These tools leave those steps in
 the state for tasks that record steps (`Task.record_steps`), the only tasks they are
 offered to.
 """
@@ -18,8 +19,8 @@ VERIFICATIONS = kit.VerificationLog()
 CONSENTS = kit.ConsentLog(
     _CUSTOMER,
     related=(BOOKINGS,),
-    confirmations=("cancellation",),
-    disclosures=("cancellation_fee_and_refund",),
+    confirmations=("cancellation", "date_change"),
+    disclosures=("cancellation_fee_and_refund", "change_fee", "refund_as_travel_credit"),
 )
 VERIFY = kit.identity_tool(
     kit.IdentityCheck(
