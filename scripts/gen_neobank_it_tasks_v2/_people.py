@@ -13,6 +13,7 @@ __all__ = [
     "free_pool",
     "free_system",
     "reports",
+    "rotated",
 ]
 
 MANAGERS: Final = [e["id"] for e in SEED["employees"] if e["level"] == "manager"]
@@ -55,3 +56,9 @@ def free_pool(employee: str, prefs: list[str], used: list[str]) -> str:
             used.append(pid)
             return pid
     raise AssertionError(f"no free pool for {employee} in {prefs}")
+
+
+def rotated(items: list[str], k: int) -> list[str]:
+    """``items`` starting at position ``k`` (wrapping), so variants prefer other records."""
+    n = k % len(items)
+    return items[n:] + items[:n]

@@ -34,7 +34,7 @@ from scripts.gen_neobank_it_tasks.access_grant import expiry
 
 from ._blocks import Block
 from ._compose import Ids, Intent
-from ._people import free_pool, free_system, reports
+from ._people import free_pool, free_system, reports, rotated
 
 __all__ = ["TEST_BLOCKS"]
 
@@ -665,6 +665,76 @@ def ticket_solved(ids: Ids, emp: str, k: int) -> Intent:
     )
 
 
+_LOOKALIKE = {"SYS-KYC": ("EMP-0020", "EMP-0043", "EMP-0055"), "SYS-DWH": ("EMP-0031", "EMP-0047")}
+"""Employees who share the system owner's surname (Redfern, Marlowe) but own nothing."""
+
+
+def access_lookalike(ids: Ids, emp: str, k: int) -> Intent:
+    """An 'owner' approval by the owner's namesake does not count: chase the real owner."""
+    system = free_system(emp, rotated(["SYS-KYC", "SYS-DWH"], k), ids.used)
+    owner = str(SYSTEMS[system]["owner_id"])
+    namesake = next(
+        x for x in _LOOKALIKE[system][k % 2 :] + _LOOKALIKE[system] if x not in (emp, manager(emp))
+    )
+    assert EMP[namesake]["last_name"] == EMP[owner]["last_name"]
+    rid = ids.patched("AR-")
+    return Intent(
+        branch="access.decide-namesake-owner",
+        ask="My access request has both approvals now, I think. Can you provision it?",
+        goal=f"have request {rid} provisioned",
+        desc=f"{rid}: owner approval by {namesake} (namesake of {owner}) -> chase {owner}",
+        patch=merge(
+            request(rid, emp, system, "read", 60, "Reporting."),
+            approval(ids.patched("APV-"), rid, manager(emp), "manager"),
+            approval(ids.patched("APV-"), rid, namesake, "owner"),
+        ),
+        facts={"request_id": rid},
+        golden=[
+            call("get_access_request", request_id=rid),
+            call("list_systems"),
+            notify(owner, "approval_needed", rid),
+        ],
+        reference=f"Request {rid} still needs the system owner's approval: the one recorded is "
+        f"not from {name(owner)}, so I've asked {name(owner)} to approve.",
+        tags=("user-fact", "distractor"),
+    )
+
+
+_SECURITY_HEAD = "EMP-0035"
+
+
+def access_admin(ids: Ids, emp: str, k: int) -> Intent:
+    """An admin request approved by the manager still needs security: ask DEP-SEC's head."""
+    system = free_system(emp, rotated(["SYS-JIRA", "SYS-GIT", "SYS-CRM"], k), ids.used)
+    rid = ids.patched("AR-")
+    patches = [
+        request(rid, emp, system, "admin", 30, "Configure the workflows."),
+        approval(ids.patched("APV-"), rid, manager(emp), "manager"),
+    ]
+    if k % 2:
+        # A 'security' approval by someone outside Information Security does not count.
+        patches.append(approval(ids.patched("APV-"), rid, "EMP-0006", "security"))
+    return Intent(
+        branch="access.admin-needs-security",
+        ask="Can you finish my admin access request? My manager approved it; a colleague "
+        "said admin requests also go past DEP-SEC.",
+        goal=f"have request {rid} provisioned",
+        desc=f"{rid} admin: security approval missing"
+        + (" (one by EMP-0006, not DEP-SEC)" if k % 2 else "")
+        + " -> approval_needed to the head of DEP-SEC",
+        patch=merge(*patches),
+        facts={"request_id": rid},
+        golden=[
+            call("get_access_request", request_id=rid),
+            call("get_department", department_id="DEP-SEC"),
+            notify(_SECURITY_HEAD, "approval_needed", rid),
+        ],
+        reference=f"Request {rid} is for admin, so it also needs Information Security's "
+        "approval; I've asked the head of Information Security.",
+        tags=("user-fact",),
+    )
+
+
 _RESTRICTED = ("SYS-CORE", "SYS-HRIS", "SYS-PAYINIT", "SYS-AWS")
 
 
@@ -706,6 +776,8 @@ TEST_BLOCKS: tuple[Block, ...] = (
     Block(order_placed_return, "employee", "hardware"),
     Block(access_chase, "employee", "access"),
     Block(access_decide, "any", "access"),
+    Block(access_lookalike, "any", "access"),
+    Block(access_admin, "any", "access"),
     Block(incident_phishing, "any", "incident"),
     Block(incident_lost, "any", "incident"),
     Block(account_unlock, "any", "account"),
