@@ -36,10 +36,8 @@ V2_FACTS: dict[str, Row] = {
         "what was it about",
         say="{value}",
     ),
-    "item": fact("which item", "what item", "which order", "what did you order", say="{value}"),
-    "wipe_ok": fact("erase", "wipe", "confirm", say="{value}"),
 }
-"""The v1 vocabulary plus what v2 requests ask for (tickets named, items named)."""
+"""The v1 vocabulary plus what v2 requests ask for (a ticket by number or by its matter)."""
 
 
 _BODY: Row = dict(
