@@ -117,6 +117,8 @@ def create_access_request(
 ) -> dict[str, Any]:
     """File a new access request (status 'pending') for an employee.
 
+    Refused while the employee has a pending request for the same system.
+
     Args:
         employee_id: The employee who needs access, such as 'EMP-0001'.
         system_id: System id, such as 'SYS-CRM'.
@@ -126,6 +128,18 @@ def create_access_request(
     """
     employee_row(tx, employee_id)
     row_of(tx, "systems", system_id)
+    # One open request per system: a second one would split the approvals (policy §2.3).
+    pending = tx.one(
+        "SELECT id FROM access_requests WHERE employee_id = ? AND system_id = ? "
+        "AND status = 'pending' ORDER BY id",
+        [employee_id, system_id],
+    )
+    if pending is not None:
+        raise ToolError(
+            "invalid_state",
+            f"request {pending['id']} for {system_id} is already pending for {employee_id}; "
+            "chase its approvals instead of filing another",
+        )
     if requested_days <= 0:
         raise ToolError("invalid_state", "requested_days must be positive")
     if not justification.strip():
@@ -221,13 +235,19 @@ def revoke_access(
 
 @tool(mutates=True)
 def extend_access(tx: WorldTx, grant_id: str, expires_on: str) -> dict[str, Any]:
-    """Move an active grant's expiry date.
+    """Move an active, unexpired grant's expiry date (an expired grant is refused).
 
     Args:
         grant_id: Grant id, such as 'GR-00001'.
         expires_on: New last day of access, YYYY-MM-DD, after today.
     """
     row = _active_grant(tx, grant_id)
+    if str(row["expires_on"]) < tx.today.isoformat():
+        raise ToolError(
+            "invalid_state",
+            f"grant {grant_id} expired on {row['expires_on']}; an expired grant cannot be "
+            "extended: file a new access request",
+        )
     expires = _future(tx, expires_on)
     if expires == row["expires_on"]:
         raise ToolError("invalid_state", f"grant {grant_id} already expires on {expires}")

@@ -147,12 +147,25 @@ def force_password_reset(tx: WorldTx, employee_id: str) -> dict[str, Any]:
 def disable_account(tx: WorldTx, employee_id: str) -> dict[str, Any]:
     """Disable an employee's SSO account (offboarding). Irreversible at the service desk.
 
+    Refused while the employee still holds an active access grant.
+
     Args:
         employee_id: Employee id, such as 'EMP-0001'.
     """
     row = _account(tx, employee_id)
     if row["sso_status"] == "disabled":
         raise ToolError("invalid_state", f"account of {employee_id} is already disabled")
+    # Disabling first would leave grants no one reviews (policy §4.3: revoke, then disable).
+    held = tx.query(
+        "SELECT id FROM access_grants WHERE employee_id = ? AND status = 'active' ORDER BY id",
+        [employee_id],
+    )
+    if held:
+        ids = ", ".join(str(g["id"]) for g in held)
+        raise ToolError(
+            "invalid_state",
+            f"{employee_id} still holds active grants ({ids}); revoke them before disabling",
+        )
     values = {"sso_status": "disabled", "lock_reason": None, "updated_at": stamp(tx)}
     tx.update("accounts", {"employee_id": employee_id}, values)
     return {**row, **values}

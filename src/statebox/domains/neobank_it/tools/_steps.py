@@ -1,8 +1,9 @@
 """neobank_it's step-recording tools: caller verification and the employee's confirmation.
 
 The policy mandates identifying the caller by work email before any change (and, for an
-unlock, by the employee id they state: §1) and marking a ticket solved only when the
-employee confirms the problem is fixed (§9); these tools leave both in the state for
+unlock, by the employee id they state: §1), marking a ticket solved only when the
+employee confirms the problem is fixed (§9) and wiping a device only after the employee
+accepts that its data is erased (§8.4); these tools leave both in the state for
 tasks that record steps (`Task.record_steps`), the only tasks they are offered to.
 """
 
@@ -17,10 +18,12 @@ _EMPLOYEE = kit.Owner("employee_id", TABLES["employees"], "Employee id, such as 
 VERIFICATIONS = kit.VerificationLog(subject="employee_id")
 CONSENTS = kit.ConsentLog(
     _EMPLOYEE,
-    related=(TABLES["tickets"],),
-    confirmations=("problem_fixed",),
+    related=(TABLES["tickets"], TABLES["devices"]),
+    confirmations=("problem_fixed", "remote_wipe"),
     docs={
-        "record_confirmation.topic": "What the employee confirmed: 'problem_fixed'.",
+        "record_confirmation.topic": "What the employee confirmed: 'problem_fixed' (a "
+        "ticket id) or 'remote_wipe' (a device id: they accept that everything on it is "
+        "erased).",
     },
 )
 VERIFY = kit.identity_tool(
