@@ -194,5 +194,7 @@ def withdraw_claim(tx: WorldTx, claim_id: str) -> dict[str, Any]:
     claim = claim_row(tx, claim_id)
     if claim["status"] not in ("open", "awaiting_documents", "under_review"):
         raise ToolError("invalid_state", f"claim {claim_id} is {claim['status']}")
+    if claim["injuries"]:
+        raise ToolError("invalid_state", f"claim {claim_id} reports injuries: it is not withdrawn")
     tx.update("claims", {"id": claim_id}, {"status": "withdrawn", "updated_at": stamp(tx)})
     return {"claim_id": claim_id, "status": "withdrawn"}
