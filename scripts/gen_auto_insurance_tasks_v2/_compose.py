@@ -205,14 +205,19 @@ def _merge_rows(parts: list[Row], what: str) -> Row:
     return out
 
 
+_NEUTRAL: Final[Mapping[str, str]] = {"agree": "Yes, that works for me."}
+
+
 def _reacts(parts: list[Row], what: str) -> Row:
-    """One behaviour: flags must agree; the first request's words are kept."""
+    """One behaviour: flags must agree; words two requests both set become neutral ones."""
     out: Row = {}
     for p in parts:
         for k, v in p.items():
             if isinstance(v, bool):
                 assert out.get(k, v) == v, f"{what}: conflicting {k!r}"
-            out.setdefault(k, v)
+            elif k in out and out[k] != v:
+                v = _NEUTRAL[k]
+            out[k] = v
     return out
 
 

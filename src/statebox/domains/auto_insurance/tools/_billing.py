@@ -1,8 +1,12 @@
 """Billing tools: read an account, take payments, extend due dates, waive fees, change plans.
 
 The tools enforce the ledger's consistency (pay only what is unpaid or charged, move a
-due date only forward); grace periods, extension limits and waiver eligibility are policy
-(policy.md). Changing the payment plan voids the unpaid installments not yet due and
+due date only forward) and refuse, naming the rule, what policy.md forbids outright: an
+extension past the grace period, past 14 days from the original due date, a second one
+within 365 days or on a policy pending cancellation (§5.3); a courtesy waiver beyond the
+waiver history's allowance or of a returned-payment fee (§5.4); a switch to an
+installment plan while anything is past due (§5.5). Which alternative to offer instead
+is policy. Changing the payment plan voids the unpaid installments not yet due and
 re-spreads their balance (less the old per-installment fee) over the new schedule up to
 the end of the term, adding the new plan's fee to each new installment.
 """

@@ -1,8 +1,10 @@
 """Cancellation tools: schedule a policy cancellation, rescind a scheduled one.
 
 A scheduled cancellation puts the policy in `pending_cancellation`; rescinding it before
-its effective date restores `active`. When a cancellation may be scheduled, its date and
-reason are policy (policy.md).
+its effective date restores `active`. The tools refuse what policy.md §4 forbids outright
+(a cancellation while a claim is open, a backdate other than a replaced coverage's of at
+most 30 days, rescinding a nonpayment cancellation before everything past due is paid);
+the date and reason to choose are policy.
 """
 
 # The world transaction `tx` is hidden from the agent, so tool docstrings omit it.

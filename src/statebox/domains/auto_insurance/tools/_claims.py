@@ -3,7 +3,8 @@
 `file_claim` derives the coverage a loss falls under (collision for collisions,
 comprehensive for everything else) and opens the claim; whether the loss is covered
 and eligible is policy (policy.md). A claim waiting on documents moves to
-`under_review` by itself once every requested document is received.
+`under_review` by itself once every requested document is received. A claim reporting
+injuries is never withdrawn by these tools (§6.4).
 """
 
 # The world transaction `tx` is hidden from the agent, so tool docstrings omit it.

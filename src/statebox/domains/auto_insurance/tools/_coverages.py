@@ -1,7 +1,9 @@
 """Coverage tools: deductibles, liability limits, optional coverages.
 
-Liability is mandatory on every vehicle (the tool refuses to remove it); lender
-requirements, age limits and when a change may be made are policy (policy.md).
+Liability is mandatory on every vehicle (the tool refuses to remove it). The tools also
+refuse a deductible above $1,000 on a financed vehicle and a lower liability limit while a
+claim is open or, below 50/100, while a driver is under 25 (policy.md §3.3); the other
+lender requirements and age limits are policy.
 """
 
 # The world transaction `tx` is hidden from the agent, so tool docstrings omit it.

@@ -1,9 +1,11 @@
 """Policy tools: read a policy; add or remove vehicles and drivers (endorsements).
 
 Each change records an endorsement effective today with the annual premium change, and
-the policy premium is recomputed. The tools enforce only what the data model needs (a
-policy keeps at least one vehicle and its named insured; VINs have 17 characters);
-eligibility and underwriting rules are policy (policy.md).
+the policy premium is recomputed. The tools enforce what the data model needs (a
+policy keeps at least one vehicle and its named insured; VINs have 17 characters) and
+refuse what policy.md §3 forbids outright: a fifth vehicle, a business-use vehicle,
+removing a vehicle with an open claim, a driver under 16 or above the record limits
+(underwriting adds those). Whether a request should be attempted at all is policy.
 """
 
 # The world transaction `tx` is hidden from the agent, so tool docstrings omit it.
