@@ -1,8 +1,12 @@
 """Billing tools: read an account, take payments, extend due dates, waive fees, change plans.
 
 The tools enforce the ledger's consistency (pay only what is unpaid or charged, move a
-due date only forward); grace periods, extension limits and waiver eligibility are policy
-(policy.md). Changing the payment plan voids the unpaid installments not yet due and
+due date only forward) and refuse, naming the rule, what policy.md forbids outright: an
+extension past the grace period, past 14 days from the original due date, a second one
+within 365 days or on a policy pending cancellation (§5.3); a courtesy waiver beyond the
+waiver history's allowance or of a returned-payment fee (§5.4); a switch to an
+installment plan while anything is past due (§5.5). Which alternative to offer instead
+is policy. Changing the payment plan voids the unpaid installments not yet due and
 re-spreads their balance (less the old per-installment fee) over the new schedule up to
 the end of the term, adding the new plan's fee to each new installment.
 """
@@ -11,12 +15,17 @@ the end of the term, adding the new plan's fee to each new installment.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Any, Literal
 
 from statebox.domains.auto_insurance.seed import add_months
-from statebox.domains.auto_insurance.tools._records import iso_date, policy_row, require_active
-from statebox.kit import Row, cents, integer, money, new_id, stamp, text
+from statebox.domains.auto_insurance.tools._records import (
+    iso_date,
+    past_due_items,
+    policy_row,
+    require_active,
+)
+from statebox.kit import Row, cents, days_between, integer, money, new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -31,6 +40,89 @@ __all__ = [
 
 Method = Literal["card_on_file", "bank_on_file"]
 _PLANS = {"pay_in_full": (12, 0.0), "quarterly": (3, 3.0), "monthly": (1, 5.0)}
+_GRACE_DAYS = 10
+_EXTENSION_MAX_DAYS = 14
+_YEAR_DAYS = 365
+_LOYAL_YEARS = 5
+
+
+def _years_before(day: date, years: int) -> date:
+    try:
+        return day.replace(year=day.year - years)
+    except ValueError:  # 29 February
+        return day.replace(year=day.year - years, day=28)
+
+
+def _extension_allowed(tx: WorldTx, row: Row, new: date) -> None:
+    """Refuse an extension the policy does not allow (§5.3), saying which rule and the fix."""
+    policy_id = text(row["policy_id"])
+    policy = policy_row(tx, policy_id)
+    if policy["status"] == "pending_cancellation":
+        raise ToolError(
+            "invalid_state", f"policy {policy_id} has a scheduled cancellation: no extension"
+        )
+    if days_between(row["due_date"], tx.today) > _GRACE_DAYS:
+        raise ToolError(
+            "invalid_state",
+            f"installment {row['id']} is past its {_GRACE_DAYS}-day grace period: no extension",
+        )
+    recent = tx.query(
+        "SELECT id, created_at FROM payment_extensions WHERE policy_id = ? ORDER BY id",
+        [policy_id],
+    )
+    for ext in recent:
+        if days_between(ext["created_at"], tx.today) <= _YEAR_DAYS:
+            raise ToolError(
+                "invalid_state",
+                f"extension {ext['id']} was granted on this policy in the last {_YEAR_DAYS} days",
+            )
+    latest = date.fromisoformat(text(row["original_due_date"])) + timedelta(
+        days=_EXTENSION_MAX_DAYS
+    )
+    if new > latest:
+        raise ToolError(
+            "invalid_state",
+            f"the new due date may be at most {_EXTENSION_MAX_DAYS} days after the original due "
+            f"date {row['original_due_date']}: the latest is {latest.isoformat()}",
+        )
+
+
+def _waiver_allowed(tx: WorldTx, row: Row, reason: str) -> None:
+    """Refuse a waiver the policy does not allow (§5.4)."""
+    if row["kind"] == "returned_payment_fee":
+        raise ToolError(
+            "not_permitted", "returned-payment fees are not waived; a dispute goes to billing"
+        )
+    if reason == "billing_error":
+        return
+    # A waiver is dated by its fee's charge (created_at), as the waiver history reads.
+    waived = [
+        r
+        for r in tx.query(
+            "SELECT created_at FROM fees WHERE policy_id = ? AND kind = 'late_fee' "
+            "AND status = 'waived'",
+            [row["policy_id"]],
+        )
+        if days_between(r["created_at"], tx.today) <= _YEAR_DAYS
+    ]
+    if reason == "first_time_courtesy" and waived:
+        raise ToolError(
+            "invalid_state",
+            f"a late fee on this policy was already waived in the last {_YEAR_DAYS} days",
+        )
+    if reason == "loyalty_courtesy":
+        policy = policy_row(tx, text(row["policy_id"]))
+        customer = tx.one(
+            "SELECT customer_since FROM customers WHERE id = ?", [policy["customer_id"]]
+        )
+        assert customer is not None  # foreign key
+        since = date.fromisoformat(text(customer["customer_since"]))
+        if since > _years_before(tx.today, _LOYAL_YEARS):
+            raise ToolError(
+                "invalid_state", f"a loyalty courtesy needs {_LOYAL_YEARS} years as a customer"
+            )
+        if len(waived) >= 2:
+            raise ToolError("invalid_state", "two late fees were already waived this year")
 
 
 def _installment(tx: WorldTx, installment_id: str) -> Row:
@@ -139,7 +231,7 @@ def waive_fee(
         fee_id: Fee id, such as 'FEE-00001'.
         reason: Why the fee is waived.
     """
-    _fee(tx, fee_id)
+    _waiver_allowed(tx, _fee(tx, fee_id), reason)
     values = {"status": "waived", "waive_reason": reason, "resolved_at": stamp(tx)}
     tx.update("fees", {"id": fee_id}, values)
     return {"fee_id": fee_id, **values}
@@ -156,9 +248,11 @@ def grant_payment_extension(tx: WorldTx, installment_id: str, new_due_date: str)
     row = _installment(tx, installment_id)
     if row["status"] != "unpaid":
         raise ToolError("invalid_state", f"installment {installment_id} is {row['status']}")
-    new = iso_date(new_due_date, "new_due_date").isoformat()
+    day = iso_date(new_due_date, "new_due_date")
+    new = day.isoformat()
     if new <= text(row["due_date"]):
         raise ToolError("invalid_state", f"the new due date must be after {row['due_date']}")
+    _extension_allowed(tx, row, day)
     ext = tx.insert(
         "payment_extensions",
         {
@@ -190,6 +284,12 @@ def change_payment_plan(
     assert current is not None  # every policy has a plan
     if current["plan"] == plan:
         raise ToolError("invalid_state", f"the policy is already on the {plan} plan")
+    owed = past_due_items(tx, policy_id)
+    if plan != "pay_in_full" and owed:
+        raise ToolError(
+            "invalid_state",
+            f"past-due items must be paid before a switch to {plan}: {', '.join(owed)}",
+        )
     today = tx.today.isoformat()
     future = tx.query(
         "SELECT * FROM installments WHERE policy_id = ? AND status = 'unpaid' AND due_date >= ? "

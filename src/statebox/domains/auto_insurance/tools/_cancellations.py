@@ -1,22 +1,33 @@
 """Cancellation tools: schedule a policy cancellation, rescind a scheduled one.
 
 A scheduled cancellation puts the policy in `pending_cancellation`; rescinding it before
-its effective date restores `active`. When a cancellation may be scheduled, its date and
-reason are policy (policy.md).
+its effective date restores `active`. The tools refuse what policy.md §4 forbids outright
+(a cancellation while a claim is open, a backdate other than a replaced coverage's of at
+most 30 days, rescinding a nonpayment cancellation before everything past due is paid);
+the date and reason to choose are policy.
 """
 
 # The world transaction `tx` is hidden from the agent, so tool docstrings omit it.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any, Literal
 
-from statebox.domains.auto_insurance.tools._records import iso_date, policy_row, require_active
+from statebox.domains.auto_insurance.tools._records import (
+    iso_date,
+    open_claims,
+    past_due_items,
+    policy_row,
+    require_active,
+)
 from statebox.kit import new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
 __all__ = ["rescind_cancellation", "schedule_cancellation"]
+
+_BACKDATE_DAYS = 30
 
 
 @tool(mutates=True)
@@ -37,7 +48,21 @@ def schedule_cancellation(
     require_active(policy)
     if policy["status"] == "pending_cancellation":
         raise ToolError("invalid_state", f"policy {policy_id} already has a scheduled cancellation")
+    claims = open_claims(tx, policy_id)
+    if claims:
+        raise ToolError(
+            "invalid_state",
+            f"claim {claims[0]} is still open: a cancellation goes to the claims team",
+        )
     when = iso_date(effective_date, "effective_date")
+    if when < tx.today:
+        if reason != "replaced_coverage":
+            raise ToolError("invalid_state", "the effective date cannot be before today")
+        if when < tx.today - timedelta(days=_BACKDATE_DAYS):
+            raise ToolError(
+                "invalid_state",
+                f"a replaced-coverage cancellation goes back at most {_BACKDATE_DAYS} days",
+            )
     if not text(policy["term_start"]) <= when.isoformat() <= text(policy["term_end"]):
         raise ToolError("invalid_state", "the effective date must fall within the policy term")
     row = tx.insert(
@@ -75,6 +100,13 @@ def rescind_cancellation(tx: WorldTx, cancellation_id: str) -> dict[str, Any]:
     if text(row["effective_date"]) <= tx.today.isoformat():
         raise ToolError(
             "invalid_state", "the cancellation is already in effect; it can no longer be rescinded"
+        )
+    owed = past_due_items(tx, policy_id) if row["reason"] == "nonpayment" else []
+    if owed:
+        raise ToolError(
+            "invalid_state",
+            f"a nonpayment cancellation is rescinded only once everything past due is paid: "
+            f"{', '.join(owed)}",
         )
     tx.update(
         "cancellations", {"id": cancellation_id}, {"status": "rescinded", "rescinded_at": stamp(tx)}

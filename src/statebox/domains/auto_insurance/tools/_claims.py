@@ -3,7 +3,8 @@
 `file_claim` derives the coverage a loss falls under (collision for collisions,
 comprehensive for everything else) and opens the claim; whether the loss is covered
 and eligible is policy (policy.md). A claim waiting on documents moves to
-`under_review` by itself once every requested document is received.
+`under_review` by itself once every requested document is received. A claim reporting
+injuries is never withdrawn by these tools (§6.4).
 """
 
 # The world transaction `tx` is hidden from the agent, so tool docstrings omit it.
@@ -194,5 +195,7 @@ def withdraw_claim(tx: WorldTx, claim_id: str) -> dict[str, Any]:
     claim = claim_row(tx, claim_id)
     if claim["status"] not in ("open", "awaiting_documents", "under_review"):
         raise ToolError("invalid_state", f"claim {claim_id} is {claim['status']}")
+    if claim["injuries"]:
+        raise ToolError("invalid_state", f"claim {claim_id} reports injuries: it is not withdrawn")
     tx.update("claims", {"id": claim_id}, {"status": "withdrawn", "updated_at": stamp(tx)})
     return {"claim_id": claim_id, "status": "withdrawn"}

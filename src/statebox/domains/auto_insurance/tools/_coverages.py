@@ -1,7 +1,9 @@
 """Coverage tools: deductibles, liability limits, optional coverages.
 
-Liability is mandatory on every vehicle (the tool refuses to remove it); lender
-requirements, age limits and when a change may be made are policy (policy.md).
+Liability is mandatory on every vehicle (the tool refuses to remove it). The tools also
+refuse a deductible above $1,000 on a financed vehicle and a lower liability limit while a
+claim is open or, below 50/100, while a driver is under 25 (policy.md §3.3); the other
+lender requirements and age limits are policy.
 """
 
 # The world transaction `tx` is hidden from the agent, so tool docstrings omit it.
@@ -10,9 +12,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.auto_insurance.rating import coverage_premium
+from statebox.domains.auto_insurance.rating import LIABILITY_LIMITS, age_on, coverage_premium
 from statebox.domains.auto_insurance.tools._records import (
     coverage_row,
+    iso_date,
+    open_claims,
     policy_row,
     record_endorsement,
     require_active,
@@ -23,6 +27,10 @@ from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
 __all__ = ["add_coverage", "change_deductible", "change_liability_limit", "remove_coverage"]
+
+_LIEN_MAX_DEDUCTIBLE = 1000
+_YOUTH_AGE = 25
+_YOUTH_MIN_LIMIT = "50/100"
 
 
 def _usage(tx: WorldTx, vehicle_id: str) -> str:
@@ -49,6 +57,13 @@ def change_deductible(
         )
     if integer(cov["deductible"]) == deductible:
         raise ToolError("invalid_state", f"the deductible is already ${deductible}")
+    lien = tx.one("SELECT lienholder FROM vehicles WHERE id = ?", [cov["vehicle_id"]])
+    if lien is not None and lien["lienholder"] and deductible > _LIEN_MAX_DEDUCTIBLE:
+        raise ToolError(
+            "invalid_state",
+            f"vehicle {cov['vehicle_id']} has a lienholder: the deductible may be at most "
+            f"${_LIEN_MAX_DEDUCTIBLE}",
+        )
     premium = coverage_premium(
         text(cov["kind"]), _usage(tx, text(cov["vehicle_id"])), None, deductible
     )
@@ -57,6 +72,27 @@ def change_deductible(
     )
     endorsement = record_endorsement(tx, text(cov["policy_id"]), "change_deductible", coverage_id)
     return {"coverage_id": coverage_id, "deductible": deductible, "endorsement": endorsement}
+
+
+def _lowering_allowed(tx: WorldTx, policy_id: str, limit_code: str) -> None:
+    """Refuse a lower liability limit the policy does not allow (§3.3)."""
+    claims = open_claims(tx, policy_id)
+    if claims:
+        raise ToolError(
+            "invalid_state", f"claim {claims[0]} is open: the liability limit cannot be lowered"
+        )
+    if LIABILITY_LIMITS.index(limit_code) >= LIABILITY_LIMITS.index(_YOUTH_MIN_LIMIT):
+        return
+    for d in tx.query(
+        "SELECT id, date_of_birth FROM drivers WHERE policy_id = ? AND status = 'active' "
+        "ORDER BY id",
+        [policy_id],
+    ):
+        if age_on(iso_date(text(d["date_of_birth"]), "date_of_birth"), tx.today) < _YOUTH_AGE:
+            raise ToolError(
+                "invalid_state",
+                f"driver {d['id']} is under {_YOUTH_AGE}: the lowest limit is {_YOUTH_MIN_LIMIT}",
+            )
 
 
 @tool(mutates=True)
@@ -78,6 +114,9 @@ def change_liability_limit(
     )
     if all(r["limit_code"] == limit_code for r in rows):
         raise ToolError("invalid_state", f"the liability limit is already {limit_code}")
+    rank = LIABILITY_LIMITS.index
+    if any(rank(limit_code) < rank(text(r["limit_code"])) for r in rows):
+        _lowering_allowed(tx, policy_id, limit_code)
     for r in rows:
         tx.update(
             "coverages",

@@ -1,9 +1,11 @@
 """Policy tools: read a policy; add or remove vehicles and drivers (endorsements).
 
 Each change records an endorsement effective today with the annual premium change, and
-the policy premium is recomputed. The tools enforce only what the data model needs (a
-policy keeps at least one vehicle and its named insured; VINs have 17 characters);
-eligibility and underwriting rules are policy (policy.md).
+the policy premium is recomputed. The tools enforce what the data model needs (a
+policy keeps at least one vehicle and its named insured; VINs have 17 characters) and
+refuse what policy.md §3 forbids outright: a fifth vehicle, a business-use vehicle,
+removing a vehicle with an open claim, a driver under 16 or above the record limits
+(underwriting adds those). Whether a request should be attempted at all is policy.
 """
 
 # The world transaction `tx` is hidden from the agent, so tool docstrings omit it.
@@ -15,6 +17,7 @@ from typing import Any, Literal
 from statebox.domains.auto_insurance.rating import age_on, coverage_premium, driver_surcharge
 from statebox.domains.auto_insurance.tools._records import (
     iso_date,
+    open_claims,
     policy_row,
     record_endorsement,
     require_active,
@@ -24,6 +27,11 @@ from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
 __all__ = ["add_driver", "add_vehicle", "get_policy", "remove_driver", "remove_vehicle"]
+
+_MAX_VEHICLES = 4
+_MIN_DRIVER_AGE = 16
+_MAX_ACCIDENTS = 1
+_MAX_VIOLATIONS = 2
 
 
 @tool(mutates=False)
@@ -76,6 +84,15 @@ def add_vehicle(
     """
     policy = policy_row(tx, policy_id)
     require_active(policy)
+    if usage == "business":
+        raise ToolError("invalid_state", "vehicles used for business are not eligible")
+    active = tx.query(
+        "SELECT id FROM vehicles WHERE policy_id = ? AND status = 'active'", [policy_id]
+    )
+    if len(active) >= _MAX_VEHICLES:
+        raise ToolError(
+            "invalid_state", f"policy {policy_id} already insures {_MAX_VEHICLES} vehicles"
+        )
     vin = vin.strip().upper()
     if len(vin) != 17:
         raise ToolError("invalid_state", "a VIN has exactly 17 characters")
@@ -146,6 +163,13 @@ def remove_vehicle(tx: WorldTx, policy_id: str, vehicle_id: str) -> dict[str, An
         raise ToolError("not_found", f"policy {policy_id} has no vehicle {vehicle_id!r}")
     if vehicle["status"] != "active":
         raise ToolError("invalid_state", f"vehicle {vehicle_id} is already removed")
+    claims = open_claims(tx, policy_id, vehicle_id)
+    if claims:
+        raise ToolError(
+            "invalid_state",
+            f"vehicle {vehicle_id} has an open claim ({claims[0]}); it stays until the claim "
+            "is decided",
+        )
     others = tx.query(
         "SELECT id FROM vehicles WHERE policy_id = ? AND status = 'active' AND id != ?",
         [policy_id, vehicle_id],
@@ -194,6 +218,14 @@ def add_driver(
     dob = iso_date(date_of_birth, "date_of_birth")
     if accidents_3y < 0 or violations_3y < 0:
         raise ToolError("invalid_state", "accident and violation counts cannot be negative")
+    if age_on(dob, tx.today) < _MIN_DRIVER_AGE:
+        raise ToolError("invalid_state", f"a driver must be at least {_MIN_DRIVER_AGE} years old")
+    if accidents_3y > _MAX_ACCIDENTS or violations_3y > _MAX_VIOLATIONS:
+        raise ToolError(
+            "invalid_state",
+            "the driver's record is above the limits for adding by phone; underwriting must "
+            "review it",
+        )
     if tx.one(
         "SELECT id FROM drivers WHERE policy_id = ? AND license_number = ? AND status = 'active'",
         [policy_id, license_number.strip()],

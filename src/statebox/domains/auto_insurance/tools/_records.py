@@ -24,6 +24,8 @@ __all__ = [
     "claim_row",
     "coverage_row",
     "iso_date",
+    "open_claims",
+    "past_due_items",
     "policy_row",
     "record_endorsement",
     "require_active",
@@ -72,6 +74,32 @@ def claim_row(tx: WorldTx, claim_id: str) -> Row:
     row = _CLAIMS.row(tx, claim_id)
     policy_row(tx, text(row["policy_id"]))
     return row
+
+
+OPEN_CLAIM = ("open", "awaiting_documents", "under_review")
+"""Claim statuses before a decision: the claim is still open (policy §3, §4)."""
+
+
+def open_claims(tx: WorldTx, policy_id: str, vehicle_id: str | None = None) -> list[str]:
+    """Ids of the policy's open claims (of one vehicle when given)."""
+    rows = tx.query(
+        "SELECT id, vehicle_id FROM claims WHERE policy_id = ? AND status IN (?, ?, ?) ORDER BY id",
+        [policy_id, *OPEN_CLAIM],
+    )
+    return [text(r["id"]) for r in rows if vehicle_id is None or r["vehicle_id"] == vehicle_id]
+
+
+def past_due_items(tx: WorldTx, policy_id: str) -> list[str]:
+    """Ids of the policy's past-due installments (unpaid, due before today) and charged fees."""
+    late = tx.query(
+        "SELECT id FROM installments WHERE policy_id = ? AND status = 'unpaid' AND due_date < ? "
+        "ORDER BY seq",
+        [policy_id, tx.today.isoformat()],
+    )
+    fees = tx.query(
+        "SELECT id FROM fees WHERE policy_id = ? AND status = 'charged' ORDER BY id", [policy_id]
+    )
+    return [text(r["id"]) for r in [*late, *fees]]
 
 
 def require_active(policy: Row) -> None:
