@@ -118,6 +118,9 @@ class Intent:
     invariants: list[Row] = field(default_factory=list)
     text: list[Row] = field(default_factory=list)
     refusal: bool = False
+    reply: tuple[str, tuple[Any, ...]] | None = None
+    """For a refusal: the reference sentence and the facts every reply must carry (each a
+    spelling or a list of spellings), what the state cannot show of the explanation."""
     grade_sensitive: bool = False
     """The outcome depends on the requester's grade (limits, budgets)."""
     sets_grade: bool = False
@@ -266,8 +269,15 @@ def compose(split: str, number: int, requester: str, intents: Sequence[Intent]) 
     text = [t for i in intents for t in i.text]
     if text:
         checks["text"] = text
+    replies = [i.reply for i in intents if i.reply]
+    if replies:
+        checks["reply"] = {"must_contain": [f for _, facts in replies for f in facts]}
     if checks:
         task["checks"] = checks
+    if replies:
+        task["reference_response"] = " ".join(
+            i.reply[0] if i.reply else f"{i.goal}: handled as the policy says." for i in intents
+        )
     task["tags"] = sorted(tags)
     task["read_only"] = False
     return task

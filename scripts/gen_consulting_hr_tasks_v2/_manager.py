@@ -246,7 +246,7 @@ def pending_hold(ctx: Ctx, k: int, avoid: tuple[str, ...] = ()) -> Intent | None
         invariants=[
             inv(f"select status from employees where id = '{hire}'", "pre_start", "not activated")
         ],
-        text=[says("tickets", "subject", {"employee_id": hire}, hire)],
+        text=[says("tickets", "subject", {"id": ticket}, hire, "background")],
         people=(hire,),
     )
 
@@ -388,7 +388,7 @@ def conflict(ctx: Ctx, k: int, avoid: tuple[str, ...] = ()) -> Intent | None:
                 "no third assignment",
             )
         ],
-        text=[says("tickets", "subject", {"employee_id": emp}, emp)],
+        text=[says("tickets", "subject", {"id": ticket}, emp, target)],
         people=(emp,),
     )
 

@@ -195,7 +195,43 @@ def late_claim(ctx: Ctx, k: int) -> Intent | None:
                 "expense_claims", "no claim for an expense past 60 days", f"employee_id = '{emp}'"
             )
         ],
+        reply=(
+            "I can't file that claim: expenses must be claimed within 60 days of the day "
+            "they were incurred.",
+            (["60 days", "sixty days"],),
+        ),
         refusal=True,
+    )
+
+
+def over_limit_wait(ctx: Ctx, k: int) -> Intent | None:
+    """A claim held over the limit, the employee asks to release it: no change (manager's)."""
+    emp = ctx.requester
+    if _assignment(emp) is None:
+        return None
+    category = _CATEGORIES[(k + 3) % len(_CATEGORIES)]
+    amount = round(_limit(emp, category) * 1.25 + k, 2)
+    held = _claim(
+        emp, category, amount, -(15 + k), -(12 + k), True, "on_hold", "over_limit", "EXP-00115"
+    )
+    return Intent(
+        family="expenses",
+        branch="over-limit-wait",
+        subject=emp,
+        opening=f"My {_WORDS[category][1]} claim is stuck on hold for being over the limit; "
+        "my manager is fine with it, so please just release it.",
+        goal="Get the over-limit claim released",
+        description="EXP-00115 held over_limit: only the line manager releases it, no change.",
+        golden=[call("list_expense_claims", employee_id=emp)],
+        patch={"expense_claims": [held]},
+        invariants=[_status("expense_claims", "EXP-00115", "on_hold", "the hold stays")],
+        reply=(
+            "Claim EXP-00115 stays on hold: the amount over your limit needs your line "
+            "manager's approval, which the service desk cannot give.",
+            ("manager",),
+        ),
+        refusal=True,
+        grade_sensitive=True,
     )
 
 
@@ -408,6 +444,10 @@ def not_due(ctx: Ctx, k: int) -> Intent | None:
                 "a grant outside the renewal window is left alone",
             )
         ],
+        reply=(
+            "Your badge can't be renewed yet: renewals open 14 days before the grant expires.",
+            (["14 days", "fourteen days"],),
+        ),
         refusal=True,
     )
 
@@ -455,6 +495,15 @@ def nda_envelope(ctx: Ctx, k: int) -> Intent | None:
 
 def clearance_gap(ctx: Ctx, k: int) -> Intent | None:
     """Clearance below the client's: ticket escalated to security, no grant."""
+    return _clearance_gap(ctx, k, renewal=False)
+
+
+def renew_clearance(ctx: Ctx, k: int) -> Intent | None:
+    """A renewal whose clearance no longer suffices: escalate, the current grant stays."""
+    return _clearance_gap(ctx, k, renewal=True)
+
+
+def _clearance_gap(ctx: Ctx, k: int, renewal: bool) -> Intent | None:
     emp = ctx.requester
     found = _site(emp)
     if found is None:
@@ -468,15 +517,28 @@ def clearance_gap(ctx: Ctx, k: int) -> Intent | None:
         patch["employees"] = [{"id": emp, "clearance_level": "none"}]
     if client["requires_nda"]:
         patch["ndas"] = _nda_rows(emp, client["id"], day(300 + k))
+    invariants = [
+        count_new("site_access", "no grant without the clearance", f"employee_id = '{emp}'")
+    ]
+    opening = f"I need badge access to the {client['name']} site for my engagement."
+    if renewal:
+        left = 2 + k % 12
+        patch["site_access"] = [_grant("SAC-00110", emp, client["id"], left - 90, left, "active")]
+        invariants.append(
+            _status("site_access", "SAC-00110", "active", "the current grant runs out as it is")
+        )
+        opening = f"My {client['name']} badge expires soon; please renew it."
     ticket = ctx.new_id("TKT-")
     subject = f"{emp}: {client['name']} site access needs {needed} clearance"
     return Intent(
         family="site-access",
-        branch="clearance-gap",
+        branch="renew-clearance" if renewal else "clearance-gap",
         subject=emp,
-        opening=f"I need badge access to the {client['name']} site for my engagement.",
+        opening=opening,
         goal=f"Get site access at {client['name']}",
-        description=f"Clearance below {needed}: site_access ticket escalated to security.",
+        description=f"Clearance below {needed}"
+        + (": renewal not issued, the current grant stays" if renewal else "")
+        + ": site_access ticket escalated to security.",
         golden=[
             call("get_employee", employee_id=emp),
             call("get_client", client_id=client["id"]),
@@ -486,10 +548,8 @@ def clearance_gap(ctx: Ctx, k: int) -> Intent | None:
             call("escalate_ticket", ticket_id=ticket, team="security", reason="clearance_required"),
         ],
         patch=patch,
-        invariants=[
-            count_new("site_access", "no grant without the clearance", f"employee_id = '{emp}'")
-        ],
-        text=[says("tickets", "subject", {"employee_id": emp}, emp)],
+        invariants=invariants,
+        text=[says("tickets", "subject", {"id": ticket}, emp, needed)],
     )
 
 
@@ -545,6 +605,10 @@ def no_assignment(ctx: Ctx, k: int) -> Intent | None:
         description="No assignment with that client: refused.",
         golden=[call("get_employee", employee_id=emp)],
         invariants=[count_new("site_access", "no grant", f"employee_id = '{emp}'")],
+        reply=(
+            "I can't grant that badge: site access needs an active assignment with that client.",
+            ("assignment",),
+        ),
         refusal=True,
     )
 
@@ -675,6 +739,33 @@ def cancel_one(ctx: Ctx, k: int) -> Intent | None:
             _status("travel_requests", target, "cancelled", "the named trip is cancelled"),
             _status("travel_requests", keep, "approved", "the other trip stays"),
         ],
+    )
+
+
+def cancel_started(ctx: Ctx, k: int) -> Intent | None:
+    """Cancel a trip that departs today: refused, the travel team handles it."""
+    emp = ctx.requester
+    asg = _assignment(emp)
+    if asg is None:
+        return None
+    dest = _CITIES[(k + 6) % len(_CITIES)]
+    trip = _trip("TRV-00125", emp, asg["engagement_id"], dest, 0, 2 + k % 3, 820.0 + k)
+    return Intent(
+        family="travel",
+        branch="cancel-started",
+        subject=emp,
+        opening=f"Please cancel my {dest} trip; the meeting was called off.",
+        goal=f"Cancel the {dest} trip",
+        description="TRV-00125 departs today: cancellation refused.",
+        golden=[call("list_travel_requests", employee_id=emp)],
+        patch={"travel_requests": [trip]},
+        invariants=[_status("travel_requests", "TRV-00125", "approved", "a started trip stays")],
+        reply=(
+            "Trip TRV-00125 departs today, so I can't cancel it here; please contact the "
+            "travel team.",
+            ("travel team",),
+        ),
+        refusal=True,
     )
 
 
@@ -833,7 +924,7 @@ def lost(ctx: Ctx, k: int) -> Intent | None:
                 "no replacement before security's review",
             ),
         ],
-        text=[says("tickets", "subject", {"employee_id": emp}, emp)],
+        text=[says("tickets", "subject", {"id": ticket}, emp, laptop["id"])],
     )
 
 
@@ -924,7 +1015,7 @@ def pool_full(ctx: Ctx, k: int) -> Intent | None:
                 "no seat beyond the pool",
             )
         ],
-        text=[says("tickets", "subject", {"employee_id": emp}, emp)],
+        text=[says("tickets", "subject", {"id": ticket}, emp, [sw, name.split()[0]])],
     )
 
 
@@ -990,7 +1081,7 @@ def assign_title(ctx: Ctx, k: int) -> Intent | None:
                 reason="restricted_software",
             ),
         ]
-        text = [says("tickets", "subject", {"employee_id": emp}, emp)]
+        text = [says("tickets", "subject", {"id": ticket}, emp, [title, name.split()[0]])]
     else:
         golden.append(call("assign_licence", employee_id=emp, software_id=title))
         text = []
@@ -1055,7 +1146,7 @@ def swap_course(ctx: Ctx, k: int) -> Intent | None:
     emp = ctx.requester
     budget = BUDGET[EMP[emp]["grade"]]
     done = _completed(emp)
-    far = [c for c in sorted(COURSE) if days_until(COURSE[c]["starts_on"]) > 7]
+    far = [c for c in sorted(COURSE) if days_until(COURSE[c]["starts_on"]) > 7 and c != "CRS-109"]
     for step in range(len(far) ** 2):
         i = (k + step) % len(far)
         j = (k * 3 + step // len(far)) % len(far)
@@ -1133,7 +1224,72 @@ def cancel_late(ctx: Ctx, k: int) -> Intent | None:
         golden=[call("get_training_record", employee_id=emp)],
         patch={"enrolments": [_enrolment("ENR-00112", emp, course, "enrolled", -15)]},
         invariants=[_status("enrolments", "ENR-00112", "enrolled", "the place stays")],
+        reply=(
+            "Your place can't be cancelled: the course starts within 7 days, so it is charged "
+            "anyway.",
+            (["7 days", "seven days", "within the week"],),
+        ),
         refusal=True,
+    )
+
+
+def swap_late(ctx: Ctx, k: int) -> Intent | None:
+    """A swap whose first course starts within 7 days: refused as a whole, no enrolment."""
+    emp = ctx.requester
+    budget = BUDGET[EMP[emp]["grade"]]
+    near = [c for c in sorted(COURSE) if 0 < days_until(COURSE[c]["starts_on"]) <= 7]
+    old = near[k % len(near)]
+    wanted = [
+        c
+        for c in sorted(COURSE)
+        if c not in _taken(emp)
+        and c != old
+        and COURSE[c]["cost"] > 0
+        and (
+            COURSE[c]["prerequisite_id"] is None or COURSE[c]["prerequisite_id"] in _completed(emp)
+        )
+    ]
+    if old in _taken(emp) or not wanted or "CRS-109" in _taken(emp):
+        return None
+    new = wanted[k % len(wanted)]
+    filler = round(budget - _spent(emp) - COURSE[new]["cost"] - 40, 2)
+    if filler < 0:
+        return None
+    filler_row = {
+        "id": "ENR-00113",
+        "employee_id": emp,
+        "course_id": "CRS-109",
+        "status": "completed",
+        "cost": filler,
+        "created_at": ts(-45),
+        "updated_at": ts(-35),
+    }
+    return Intent(
+        family="training",
+        branch="swap-late",
+        subject=emp,
+        opening=f"I'd like to swap my place on {COURSE[old]['title']} for {COURSE[new]['title']}.",
+        goal="Swap one course for another",
+        description=f"{old} starts within 7 days, so it cannot be cancelled; {new} only fits "
+        "the budget after a cancellation: the swap is refused, nothing changes.",
+        golden=[call("get_training_record", employee_id=emp), call("list_courses")],
+        patch={"enrolments": [filler_row, _enrolment("ENR-00114", emp, old, "enrolled", -25)]},
+        invariants=[
+            _status("enrolments", "ENR-00114", "enrolled", "the place stays"),
+            inv(
+                f"select count(*) from enrolments where employee_id = '{emp}' "
+                f"and course_id = '{new}'",
+                0,
+                "no enrolment that only fits after a refused cancellation",
+            ),
+        ],
+        reply=(
+            "I can't make that swap: your current course starts within 7 days, so it can't be "
+            "cancelled, and the new course only fits your budget after a cancellation.",
+            (["7 days", "seven days", "within the week"], "budget"),
+        ),
+        refusal=True,
+        grade_sensitive=True,
     )
 
 

@@ -1,4 +1,4 @@
-"""consulting_hr's v2 tool preconditions: each refuses the natural first attempt, then allows the fix.
+"""consulting_hr v2 tool preconditions: each refuses the natural first attempt, then the fix works.
 
 A held claim's receipt before approval, a trip that overlaps a live one, a second laptop, and
 accounts disabled before a last day is recorded (policy §§15, 17, 18, 21).
