@@ -163,7 +163,9 @@ def duplicate_pending(ctx: Ctx, k: int) -> Intent | None:
             call("reject_expense_claim", claim_id="EXP-00113", reason="duplicate"),
         ],
         patch={"expense_claims": [paid, pending]},
-        facts={"claim_id": "EXP-00113"},
+        facts={"claim_id": "EXP-00113"}
+        if k % 2
+        else {"claim_amount": amount, "claim_date": pending["incurred_on"]},
         invariants=[
             inv(
                 "select status || ':' || decision_reason from expense_claims "
@@ -914,7 +916,7 @@ def lost(ctx: Ctx, k: int) -> Intent | None:
             ),
             call("escalate_ticket", ticket_id=ticket, team="security", reason="lost_device"),
         ],
-        facts={"asset_id": laptop["id"]},
+        facts={"asset_id": laptop["id"]} if k % 2 else {},
         invariants=[
             _status("equipment", laptop["id"], "lost", "reported lost"),
             inv(
