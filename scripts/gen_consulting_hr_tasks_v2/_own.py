@@ -187,7 +187,7 @@ def late_claim(ctx: Ctx, k: int) -> Intent | None:
         family="expenses",
         branch="late-refused",
         subject=emp,
-        opening=f"I'd also like to claim {words} from a while back.",
+        opening=f"I'd like to claim {words} from a while back.",
         goal="File the old expense claim",
         description=f"New {category} claim incurred {61 + k} days ago: refused (60-day window).",
         golden=[],
@@ -937,20 +937,24 @@ def damaged(ctx: Ctx, k: int) -> Intent | None:
     if laptop is None:
         return None
     new = _lowest(laptop["model"])
+    golden = [call("get_employee", employee_id=emp), ctx.disclose(emp)]
+    report = call("report_equipment_issue", asset_id=laptop["id"], issue="damaged")
+    assign = call("assign_equipment", employee_id=emp, asset_id=new)
+    listing = call("list_available_equipment", kind="laptop")
+    first = k % 2 == 1  # the replacement tried first: refused while the old one is held
+    if first:
+        golden += [listing, fails(assign, "invalid_state"), report, assign]
+    else:
+        golden += [report, listing, assign]
     return Intent(
         family="equipment",
-        branch="damaged",
+        branch="damaged-assign-first" if first else "damaged",
         subject=emp,
         opening="My laptop screen cracked; I need a replacement.",
         goal="Get the damaged laptop replaced",
-        description=f"Damaged {laptop['id']}: report damaged, assign {new}.",
-        golden=[
-            call("get_employee", employee_id=emp),
-            ctx.disclose(emp),
-            call("report_equipment_issue", asset_id=laptop["id"], issue="damaged"),
-            call("list_available_equipment", kind="laptop"),
-            call("assign_equipment", employee_id=emp, asset_id=new),
-        ],
+        description=f"Damaged {laptop['id']}: report damaged, assign {new}"
+        + (" (assigning first is refused: one laptop per person)." if first else "."),
+        golden=golden,
         facts={"asset_id": laptop["id"]},
         invariants=[_status("equipment", new, "assigned", "same-model replacement")],
     )
