@@ -19,9 +19,9 @@ from scripts.gen_consulting_hr_tasks._build import (
     email,
     inv,
     reports,
-    rows_of,
     says,
 )
+from scripts.gen_consulting_hr_tasks.offboarding import removal_calls
 
 from ._compose import Ctx, Intent, fails
 from ._own import _laptop, _lowest
@@ -62,18 +62,7 @@ def _offboard(ctx: Ctx, k: int, avoid: tuple[str, ...], early: bool) -> Intent |
         patch["employees"] = [{"id": leaver, "status": "leaving", "end_date": day(12 + k % 9)}]
     else:
         golden.append(fails(call("disable_all_accounts", employee_id=leaver), "invalid_state"))
-    golden += [
-        call("offboard_employee", employee_id=leaver, last_day=last),
-        call("disable_all_accounts", employee_id=leaver),
-    ]
-    golden += [
-        call("revoke_site_access", access_id=r["id"]) for r in rows_of("site_access", leaver)
-    ]
-    golden += [
-        call("release_licence", allocation_id=r["id"])
-        for r in rows_of("licence_allocations", leaver)
-    ]
-    golden += [call("end_assignment", assignment_id=r["id"]) for r in active_assignments(leaver)]
+    golden += removal_calls(leaver, last)
     if handed:
         golden.append(call("return_equipment", asset_id=laptop["id"]))
     return Intent(

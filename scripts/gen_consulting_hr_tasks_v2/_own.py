@@ -790,6 +790,9 @@ def new_trip(ctx: Ctx, k: int) -> Intent | None:
         if outcome == "approve"
         else call("escalate_travel_request", request_id=new, reason=outcome)
     )
+    trip = {"employee_id": emp, "engagement_id": eng["id"], "destination": dest}
+    trip |= {"international": abroad, "depart_on": day(out), "return_on": day(out + 2)}
+    trip["estimated_cost"] = cost
     return Intent(
         family="travel",
         branch=f"new-{outcome.replace('_', '-')}",
@@ -801,16 +804,7 @@ def new_trip(ctx: Ctx, k: int) -> Intent | None:
             call("get_employee", employee_id=emp),
             call("get_engagement", engagement_id=eng["id"]),
             ctx.disclose(emp),
-            call(
-                "create_travel_request",
-                employee_id=emp,
-                engagement_id=eng["id"],
-                destination=dest,
-                international=abroad,
-                depart_on=day(out),
-                return_on=day(out + 2),
-                estimated_cost=cost,
-            ),
+            call("create_travel_request", **trip),
             decide,
         ],
         facts={
