@@ -20,6 +20,21 @@ def _reads(mgr: str, emp: str) -> list[Row]:
     return [find(mgr), find(emp), call("get_employee", employee_id=emp)]
 
 
+def removal_calls(emp: str, last_day: str) -> list[Row]:
+    """Record a past last day, then take every access away in the order of policy §4."""
+    removal = [
+        call("offboard_employee", employee_id=emp, last_day=last_day),
+        call("disable_all_accounts", employee_id=emp),
+    ]
+    removal += [call("revoke_site_access", access_id=s["id"]) for s in rows_of("site_access", emp)]
+    removal += [
+        call("release_licence", allocation_id=lic["id"])
+        for lic in rows_of("licence_allocations", emp)
+    ]
+    removal += [call("end_assignment", assignment_id=a["id"]) for a in active_assignments(emp)]
+    return removal
+
+
 def build(tasks: TaskSet) -> None:
     """Add future last days (record only), past or today (full removal), a wrong requester."""
     f = "offboarding"
@@ -65,18 +80,7 @@ def build(tasks: TaskSet) -> None:
         first = EMP[emp]["first_name"]
         last_day = day(offset)
         laptop = f"AST-{int(emp[4:]):04d}"
-        removal: list[Row] = [
-            call("offboard_employee", employee_id=emp, last_day=last_day),
-            call("disable_all_accounts", employee_id=emp),
-        ]
-        removal += [
-            call("revoke_site_access", access_id=s["id"]) for s in rows_of("site_access", emp)
-        ]
-        removal += [
-            call("release_licence", allocation_id=lic["id"])
-            for lic in rows_of("licence_allocations", emp)
-        ]
-        removal += [call("end_assignment", assignment_id=a["id"]) for a in active_assignments(emp)]
+        removal = removal_calls(emp, last_day)
         if handed_in:
             removal.append(call("return_equipment", asset_id=laptop))
         when = "today" if offset == 0 else f"{-offset} day(s) ago"

@@ -197,8 +197,8 @@ SPECS: dict[str, Spec] = {
     ),
     "consulting_hr": Spec(
         tables=17,
-        tools=42,
-        mutating=27,
+        tools=44,
+        mutating=29,
         excluded=frozenset(
             {("expense_claims", "description"), ("ticket_notes", "body"), ("tickets", "subject")}
         ),

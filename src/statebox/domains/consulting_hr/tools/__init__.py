@@ -31,6 +31,7 @@ from statebox.domains.consulting_hr.tools._equipment import (
 )
 from statebox.domains.consulting_hr.tools._expenses import (
     approve_expense_claim,
+    attach_receipt,
     get_expense_claim,
     get_expense_limits,
     hold_expense_claim,
@@ -53,6 +54,7 @@ from statebox.domains.consulting_hr.tools._training import (
 )
 from statebox.domains.consulting_hr.tools._travel import (
     approve_travel_request,
+    cancel_travel_request,
     create_travel_request,
     escalate_travel_request,
     list_travel_requests,
@@ -85,6 +87,7 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     approve_expense_claim,
     hold_expense_claim,
     reject_expense_claim,
+    attach_receipt,
     # training
     list_courses,
     get_training_record,
@@ -103,6 +106,7 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     create_travel_request,
     approve_travel_request,
     escalate_travel_request,
+    cancel_travel_request,
     # tickets
     *(
         TICKET_TOOLS[name]

@@ -147,12 +147,18 @@ def offboard_employee(tx: WorldTx, employee_id: str, last_day: str) -> dict[str,
 
 @tool(mutates=True)
 def disable_all_accounts(tx: WorldTx, employee_id: str) -> dict[str, Any]:
-    """Disable every active system account of an employee.
+    """Disable every active system account of an employee whose last day is recorded.
 
     Args:
         employee_id: Employee id, such as 'EMP-0012'.
     """
-    _employee(tx, employee_id)
+    row = _employee(tx, employee_id)
+    if row["status"] in ("active", "pre_start"):
+        raise ToolError(
+            "invalid_state",
+            f"employee {employee_id} has no last working day recorded; record it first "
+            "(offboard_employee)",
+        )
     ids = [
         text(r["id"])
         for r in tx.query(

@@ -34,7 +34,7 @@ def list_available_equipment(
 
 @tool(mutates=True)
 def assign_equipment(tx: WorldTx, employee_id: str, asset_id: str) -> dict[str, Any]:
-    """Assign an in-stock device to an employee from today.
+    """Assign an in-stock device to an employee from today (one laptop per person).
 
     Args:
         employee_id: Employee id, such as 'EMP-0012'.
@@ -46,6 +46,18 @@ def assign_equipment(tx: WorldTx, employee_id: str, asset_id: str) -> dict[str, 
         raise ToolError("invalid_state", f"employee {employee_id} is {emp['status']}")
     if row["status"] != "in_stock":
         raise ToolError("invalid_state", f"asset {asset_id} is {row['status']}, not in stock")
+    if row["kind"] == "laptop":
+        held = tx.one(
+            "SELECT id FROM equipment WHERE employee_id = ? AND kind = 'laptop' "
+            "AND status = 'assigned' ORDER BY id",
+            [employee_id],
+        )
+        if held is not None:
+            raise ToolError(
+                "invalid_state",
+                f"{employee_id} already has laptop {held['id']}; one laptop per person "
+                "(take the old one back or report it first)",
+            )
     values = {"status": "assigned", "employee_id": employee_id, "assigned_on": tx.today.isoformat()}
     tx.update("equipment", {"id": asset_id}, values)
     return {**row, **values}

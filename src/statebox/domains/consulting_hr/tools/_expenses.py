@@ -1,7 +1,8 @@
 """Expense tools: limits, claims, submit, approve, hold, reject.
 
-The tools enforce only the claim's life cycle (a decided claim stays decided); limits,
-receipts and the submission window are policy.
+The tools enforce only the claim's life cycle (a decided claim stays decided, a claim held for
+its receipt is approved only once the receipt is attached); limits, receipts and the submission
+window are policy.
 """
 
 # The world transaction `tx` is hidden from the agent, so tool docstrings omit it.
@@ -17,6 +18,7 @@ from statebox.world import WorldTx
 
 __all__ = [
     "approve_expense_claim",
+    "attach_receipt",
     "get_expense_claim",
     "get_expense_limits",
     "hold_expense_claim",
@@ -139,7 +141,30 @@ def approve_expense_claim(tx: WorldTx, claim_id: str) -> dict[str, Any]:
     Args:
         claim_id: Claim id, such as 'EXP-00012'.
     """
+    row = _open_claim(tx, claim_id)
+    if row["decision_reason"] == "missing_receipt" and not row["receipt"]:
+        raise ToolError(
+            "invalid_state",
+            f"claim {claim_id} is held for a missing receipt; attach the receipt first "
+            "(attach_receipt)",
+        )
     return _decide(tx, claim_id, "approved", "within_policy")
+
+
+@tool(mutates=True)
+def attach_receipt(tx: WorldTx, claim_id: str) -> dict[str, Any]:
+    """Record that the itemised receipt of an undecided claim has been uploaded.
+
+    The claim keeps its status; decide it afterwards.
+
+    Args:
+        claim_id: Claim id, such as 'EXP-00012'.
+    """
+    row = _open_claim(tx, claim_id)
+    if row["receipt"]:
+        raise ToolError("invalid_state", f"claim {claim_id} already has its receipt")
+    tx.update("expense_claims", {"id": claim_id}, {"receipt": 1})
+    return {**row, "receipt": 1}
 
 
 @tool(mutates=True)

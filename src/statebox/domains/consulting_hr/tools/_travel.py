@@ -17,6 +17,7 @@ from statebox.world import WorldTx
 
 __all__ = [
     "approve_travel_request",
+    "cancel_travel_request",
     "create_travel_request",
     "escalate_travel_request",
     "list_travel_requests",
@@ -75,6 +76,18 @@ def create_travel_request(
         raise ToolError("invalid_state", "return_on is before depart_on")
     if estimated_cost <= 0:
         raise ToolError("invalid_state", "estimated_cost must be positive")
+    # One traveller cannot be on two trips at once: a rebooking cancels the old trip first.
+    clash = tx.one(
+        "SELECT id FROM travel_requests WHERE employee_id = ? AND status != 'cancelled' "
+        "AND depart_on <= ? AND return_on >= ? ORDER BY id",
+        [employee_id, return_on, depart_on],
+    )
+    if clash is not None:
+        raise ToolError(
+            "invalid_state",
+            f"the trip overlaps travel request {clash['id']}; cancel that request first "
+            "if it is being replaced",
+        )
     return tx.insert(
         "travel_requests",
         {
@@ -121,5 +134,22 @@ def escalate_travel_request(
     """
     row = _submitted(tx, request_id)
     values = {"status": "escalated", "escalation_reason": reason, "decided_at": stamp(tx)}
+    tx.update("travel_requests", {"id": request_id}, values)
+    return {**row, **values}
+
+
+@tool(mutates=True)
+def cancel_travel_request(tx: WorldTx, request_id: str) -> dict[str, Any]:
+    """Cancel a travel request whose trip has not started (submitted, approved or escalated).
+
+    Args:
+        request_id: Travel request id, such as 'TRV-00002'.
+    """
+    row = row_of(tx, "travel_requests", request_id)
+    if row["status"] == "cancelled":
+        raise ToolError("invalid_state", f"travel request {request_id} is already cancelled")
+    if iso_date(str(row["depart_on"]), "depart_on") <= tx.today:
+        raise ToolError("invalid_state", f"the trip of {request_id} has already started")
+    values = {"status": "cancelled", "decided_at": stamp(tx)}
     tx.update("travel_requests", {"id": request_id}, values)
     return {**row, **values}
