@@ -44,7 +44,7 @@ from statebox.judge._verdict import (
 )
 from statebox.llm import DONE_MARKER
 from statebox.tasks import GoldenCall, RubricQuestion, Task, WorldCache
-from statebox.tools import Dispatcher, ToolCall, ToolResult
+from statebox.tools import Dispatcher, ErrorClass, ToolCall, ToolResult
 from statebox.world import (
     ExcludedField,
     FieldPolicy,
@@ -62,6 +62,7 @@ __all__ = [
     "agent_messages",
     "failure_signature",
     "termination_check",
+    "unrecovered_error",
     "weak_evaluator_flags",
 ]
 
@@ -126,6 +127,21 @@ def termination_check(termination: TerminationReason) -> CheckResult:
         passed=termination in (TerminationReason.AGENT_END, TerminationReason.USER_END),
         detail=f"episode ended by {termination.value}",
     )
+
+
+def unrecovered_error(tool_results: Sequence[ToolResult]) -> ErrorClass | None:
+    """The class of the last failed call that no later call of the same tool made good.
+
+    The failure analysis groups tool-usage failures by it: which class of error the
+    agent failed to recover from (docs/mitigations.md).
+    """
+    for i in range(len(tool_results) - 1, -1, -1):
+        r = tool_results[i]
+        if r.ok or r.error is None:
+            continue
+        if not any(later.ok and later.tool == r.tool for later in tool_results[i + 1 :]):
+            return r.error.classified()
+    return None
 
 
 def failure_signature(
@@ -469,6 +485,7 @@ class StateJudge:
                 outcome.transcript, outcome.final_response, outcome.termination
             ),
             hashes=StateHashes() if state_only else self._hashes(task, final),
+            unrecovered_error=unrecovered_error(results),
         )
 
 

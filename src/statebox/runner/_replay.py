@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from statebox.domains import Domain
 from statebox.episode import (
     Action,
+    ApprovalDecision,
     CallTool,
     End,
     Episode,
@@ -31,7 +32,9 @@ from statebox.episode import (
 from statebox.judge import Judge, RubricJudge, Verdict
 from statebox.kit import PolicyMode
 from statebox.records import TrialRecord, TrialStatus
+from statebox.runner._mitigations import Mitigations
 from statebox.tasks import Task, WorldCache
+from statebox.tools import ToolCall
 
 __all__ = [
     "Replayed",
@@ -68,6 +71,23 @@ def recorded_actions(transcript: Sequence[Event]) -> list[Action]:
     return out
 
 
+class _RecordedApprover:
+    """Decides as the recording's approver did, in order; a call it never held: refused."""
+
+    name = "recorded"
+
+    def __init__(self, transcript: Sequence[Event]) -> None:
+        self._decisions = [e.approval for e in transcript if e.approval is not None]
+        self._i = 0
+
+    async def decide(self, call: ToolCall) -> ApprovalDecision:
+        i = self._i
+        self._i += 1
+        if i < len(self._decisions):
+            return self._decisions[i]
+        return ApprovalDecision(approver="recorded", approved=False, reason="not in the record")
+
+
 class _RecordedUser:
     """Says the recorded user messages in order; ends where the recording ended."""
 
@@ -98,6 +118,7 @@ async def replay_trial(
     limits: Limits,
     policy_mode: PolicyMode | None,
     rubric: RubricJudge | None = None,
+    mitigations: Mitigations | None = None,
 ) -> Replayed:
     """Play ``record``'s transcript back on a fresh world of ``task`` and judge it.
 
@@ -110,10 +131,15 @@ async def replay_trial(
         limits: The campaign's episode limits.
         policy_mode: The campaign's policy mode (None: each task's own).
         rubric: Answers rubric questions instead of the judge's own model.
+        mitigations: The trial's tool surface (`trial_mitigations`); its approval
+            gate's decisions come from the record (None: no mitigations).
 
     Returns:
         The replay's transcript, verdict, status and termination.
     """
+    m = mitigations or Mitigations()
+    gated = m.approval_gate is not None or any(e.approval for e in record.transcript)
+    approver = _RecordedApprover(record.transcript) if gated else None
     episode = Episode(
         domain,
         task,
@@ -121,6 +147,9 @@ async def replay_trial(
         worlds=worlds,
         limits=limits,
         policy_mode=policy_mode,
+        tool_surface=m.tool_surface,
+        distractors=m.distractors,
+        approver=approver,
     )
     try:
         obs = await episode.reset()

@@ -23,6 +23,7 @@ from statebox.kit import PolicyMode
 from statebox.records import Manifest, TrialRecord, TrialStatus, trial_id
 from statebox.registry import Registry, load_domain_ref
 from statebox.runner._campaign import _git_revision
+from statebox.runner._mitigations import trial_mitigations
 from statebox.runner._replay import (
     Replayed,
     comparable_verdict,
@@ -222,6 +223,7 @@ async def verify_campaign(
         replayed = await replay_trial(
             r, task, domains[task.domain], judges[task.domain],
             worlds=worlds, limits=limits, policy_mode=mode,
+            mitigations=trial_mitigations(manifest, r.agent_id),
         )  # fmt: skip
         checks.append(_compare(r, replayed))
     return VerifyReport(differences, checks, skipped)

@@ -34,6 +34,7 @@ from statebox.judge import (
     compare,
     failure_signature,
     termination_check,
+    unrecovered_error,
     weak_evaluator_flags,
 )
 from statebox.tasks import Task
@@ -242,6 +243,7 @@ class TbJudge:
                 called_mutating_tool=changed,
                 last_tool_ok=weak.last_tool_ok,
             ),
+            unrecovered_error=unrecovered_error(results),
         )
 
     @staticmethod
