@@ -74,9 +74,8 @@ def _parse(values: list[str]) -> list[tuple[str, str | None]]:
             out.append((name, None))
         else:
             raise ConfigError(
-                f"unknown configuration {name!r}; named ones: {', '.join(NAMED)}, "
-                f"{', '.join(MITIGATIONS)} and their +combinations, mitigations (all four); "
-                "or NAME=AGENT (e.g. steady=oracle)"
+                f"unknown configuration {name!r}; named: {', '.join(NAMED + MITIGATIONS)}, "
+                "mitigations; or NAME=AGENT"
             )
     names = [n for n, _ in out]
     dup = sorted({n for n in names if names.count(n) > 1})

@@ -475,17 +475,20 @@ class StateJudge:
             checks += await self._rubric(task, outcome, initial, m.final, rubric or self.rubric)
         expected = self._expected(task)
         results = [e.result for e in outcome.transcript if e.result is not None]
+        signature = failure_signature(checks, expected, results, outcome.termination)
         return Verdict(
             checks=tuple(checks),
             comparison=m.comparison,
             expected_effects=expected,
             actual_effects=tuple(effects(initial, final, self._prepare(task).policy)),
-            signature=failure_signature(checks, expected, results, outcome.termination),
+            signature=signature,
             flags=weak_evaluator_flags(
                 outcome.transcript, outcome.final_response, outcome.termination
             ),
             hashes=StateHashes() if state_only else self._hashes(task, final),
-            unrecovered_error=unrecovered_error(results),
+            # Only a failure has an error it did not recover from (a passed trial's
+            # stray refusal changed nothing).
+            unrecovered_error=unrecovered_error(results) if signature is not None else None,
         )
 
 

@@ -104,9 +104,9 @@ class Verdict(Model):
     hashes: StateHashes = StateHashes()
     """Hashes of the initial, terminal and golden states (unprojected)."""
     unrecovered_error: ErrorClass | None = None
-    """The class of the last tool error the agent did not recover from (no later call
-    of the same tool succeeded), e.g. ``precondition_failed``; None: every error was
-    recovered from, or none happened, or a record from before error classes."""
+    """For a failed trial, the class of the last tool error the agent did not recover
+    from (no later call of the same tool succeeded), e.g. ``precondition_failed``;
+    None: a pass, every error recovered from or none, or a record from before classes."""
 
     @model_validator(mode="before")
     @classmethod

@@ -110,6 +110,8 @@ class MitigatedFactory:
         self.name = base.name
         # The fault agent needs the golden writes found where tools do not say.
         self.needs_golden_writes = bool(getattr(base, "needs_golden_writes", False))
+        # An outside agent's tools are served: full does not widen an allowlist for it.
+        self.serves_tools = bool(getattr(base, "serves_tools", False))
 
     @property
     def agent_id(self) -> str:
