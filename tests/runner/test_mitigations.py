@@ -98,6 +98,35 @@ def test_kit_marks_a_repeated_hold_as_a_conflict(retail: Domain, refund_task: Ta
     assert again.error.kind == "invalid_state"  # the kind stays what it always was
 
 
+def test_a_busy_database_is_transient_and_rolled_back(toy_domain: Domain, world: World) -> None:
+    import sqlite3
+
+    from statebox.tools import Dispatcher, ToolCall, make_tool
+
+    def locked(tx: Any) -> None:
+        tx.execute("UPDATE accounts SET balance = 0")
+        raise sqlite3.OperationalError("database is locked")
+
+    busy = make_tool(
+        "busy", "Always finds the database locked.", mutates=True, params=(), fn=locked
+    )
+    before = world.conn.execute("SELECT sum(balance) FROM accounts").fetchone()[0]
+    out = Dispatcher(world, {**toy_domain.tools, "busy": busy}).call(ToolCall(tool="busy"))
+    assert out.error is not None and out.error.error_class == "transient"
+    assert world.conn.execute("SELECT sum(balance) FROM accounts").fetchone()[0] == before
+
+
+def test_thinkingbox_errors_get_a_class_from_their_words_and_keep_their_kind() -> None:
+    from statebox.thinkingbox._session import _message_class
+
+    assert _message_class("invalid_state", "Order 7 not found") == "not_found"
+    assert _message_class("invalid_state", "ticket already closed") == "conflict"
+    assert _message_class("invalid_state", "Operation not allowed for this user") == "forbidden"
+    assert _message_class("invalid_state", "upstream timed out") == "transient"
+    assert _message_class("invalid_state", "balance too low") is None  # the kind's default
+    assert _message_class("invalid_arguments", "x not found") is None
+
+
 def _result(tool: str, ok: bool, kind: str = "not_found") -> ToolResult:
     error = None if ok else ToolFailure.of(kind, "x")  # type: ignore[arg-type]
     return ToolResult(tool=tool, ok=ok, error=error)
@@ -269,6 +298,29 @@ def test_gated_campaign_counts_refusals_and_verify_reproduces_them(
     assert "2 of 2 judged trials reproduced exactly" in " ".join(result.output.split())
     report = CliRunner().invoke(app, ["report", str(out)])
     assert "approval gate" in report.output
+    html = out / "page.html"
+    result = CliRunner().invoke(app, ["report", str(out), "--format", "html", "--out", str(html)])
+    assert result.exit_code == 0, result.output
+    page = html.read_text(encoding="utf-8")
+    assert '"approvals":{"held":1,"approved":0,"refused":1}' in page
+    assert "tool_usage_by_error_class" in page and "Approval gate: irreversible" in page
+    # The same records as a statebox before error classes wrote them still verify.
+    results = out / "results.jsonl"
+    legacy = []
+    for line in results.read_text(encoding="utf-8").splitlines():
+        data = json.loads(line)
+        data["verdict"].pop("unrecovered_error", None)
+        for e in data["transcript"]:
+            error = (e.get("result") or {}).get("error")
+            if error:
+                error.pop("error_class", None)
+                error.pop("hint", None)
+        legacy.append(json.dumps(data))
+    results.write_text("\n".join(legacy) + "\n", encoding="utf-8")
+    again = CliRunner().invoke(app, ["verify", str(out)])
+    assert again.exit_code == 0, again.output
+    text = results.read_text(encoding="utf-8")
+    assert '"approval_refused"' in text and '"error_class"' not in text
 
 
 # ---- ablate ------------------------------------------------------------------------

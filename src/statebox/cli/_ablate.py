@@ -290,7 +290,7 @@ def ablate(
     resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 2000,
     json_out: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
-    """Run named agent configurations over the same tasks and print the think-tool ablation."""
+    """Run named agent configurations over the same tasks: think-tool and mitigation ablations."""
     if analyze is not None:
         data = _analyze(analyze, domain, resamples, seed)
         _emit(data, analyze, json_out)

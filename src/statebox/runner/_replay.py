@@ -40,6 +40,7 @@ __all__ = [
     "Replayed",
     "comparable_verdict",
     "first_difference",
+    "predates_error_classes",
     "recorded_actions",
     "replay_trial",
 ]
@@ -196,7 +197,7 @@ def first_difference(
             shown = a or b
             assert shown is not None  # one of the two exists within the range
             return i, f"event {i + 1}: {missing} an extra {shown.kind} event"
-        if a == b:
+        if a == b or a == _unclassified(a, b):
             continue
         if a.kind == "tool_call" and a.call is not None:
             what = f"call {calls} ({a.call.tool})"
@@ -208,6 +209,26 @@ def first_difference(
             )
         return i, f"event {i + 1} ({a.kind}) differs"
     return None
+
+
+def predates_error_classes(transcript: Sequence[Event]) -> bool:
+    """Whether a recorded transcript holds a tool error without a class (an older record)."""
+    return any(
+        e.result is not None and e.result.error is not None and e.result.error.error_class is None
+        for e in transcript
+    )
+
+
+def _unclassified(recorded: Event, replayed: Event) -> Event:
+    """``replayed`` as a record from before error classes would hold it (no class, no hint).
+
+    Only where ``recorded`` is such a record: an old campaign verifies unchanged.
+    """
+    a, b = recorded.result, replayed.result
+    if a is None or b is None or a.error is None or b.error is None or a.error.error_class:
+        return replayed
+    error = b.error.model_copy(update={"error_class": None, "hint": None})
+    return replayed.model_copy(update={"result": b.model_copy(update={"error": error})})
 
 
 def _short(value: Any, limit: int = 160) -> str:

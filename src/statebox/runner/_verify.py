@@ -28,6 +28,7 @@ from statebox.runner._replay import (
     Replayed,
     comparable_verdict,
     first_difference,
+    predates_error_classes,
     replay_trial,
 )
 from statebox.tasks import Task, WorldCache, bundle_hash, load_tasks
@@ -289,6 +290,9 @@ def _compare(r: TrialRecord, replayed: Replayed) -> TrialCheck:
     asked = any(c.kind == "rubric" and not c.skipped for c in r.verdict.checks)
     old = comparable_verdict(r.verdict, drop_rubric=asked)
     new = comparable_verdict(replayed.verdict, drop_rubric=asked)
+    if predates_error_classes(r.transcript):  # recorded before verdicts named the class
+        old.pop("unrecovered_error", None)
+        new.pop("unrecovered_error", None)
     if old != new:
         names = _differing_checks(old, new)
         return TrialCheck(r.trial_id, False, f"verdict differs: {names}")
