@@ -298,6 +298,10 @@ def test_gated_campaign_counts_refusals_and_verify_reproduces_them(
     assert "2 of 2 judged trials reproduced exactly" in " ".join(result.output.split())
     report = CliRunner().invoke(app, ["report", str(out)])
     assert "approval gate" in report.output
+    shown = CliRunner().invoke(
+        app, ["show", str(out), records["wrong-refund+simulated-gate"].trial_id]
+    )
+    assert "[REFUSED by simulated] ERROR approval_refused [forbidden]" in shown.output
     html = out / "page.html"
     result = CliRunner().invoke(app, ["report", str(out), "--format", "html", "--out", str(html)])
     assert result.exit_code == 0, result.output
