@@ -264,7 +264,7 @@ def analyze_ablation(
         sig = Counter(_signature(r) for r in rs if r.status != TrialStatus.PASSED)
         data["signatures"][c.name] = dict(sorted(sig.items()))
         classes = Counter(
-            (r.verdict.unrecovered_error if r.verdict is not None else None) or "unclassified"
+            (r.verdict.unrecovered_error if r.verdict is not None else None) or "none unrecovered"
             for r in rs
             if r.verdict is not None and r.verdict.signature == FailureSignature.TOOL_USAGE
         )

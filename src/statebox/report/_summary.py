@@ -178,11 +178,12 @@ def _failures(rows: Sequence[TrialRow]) -> dict[str, Any]:
         },
         "tool_grader_fooled": _share(fooled, n),
         # Which class of tool error the agent did not recover from (docs/mitigations.md);
-        # records from before error classes count as "unclassified".
+        # "none unrecovered": every error was made good later (or a record from before
+        # error classes, which names none).
         "tool_usage_by_error_class": dict(
             sorted(
                 Counter(
-                    r.unrecovered_error or "unclassified"
+                    r.unrecovered_error or "none unrecovered"
                     for r in failed
                     if r.signature == "tool_usage"
                 ).items()
