@@ -65,7 +65,7 @@ def test_agent_surface_results_and_close(toy_domain: Domain, world: World) -> No
                 tool=name,
                 call_id="c9",
                 ok=False,
-                error=ToolFailure(kind="unknown_tool", message=f"no tool named {name!r}"),
+                error=ToolFailure.of("unknown_tool", f"no tool named {name!r}"),
             )
         effects = await session.effects()
         assert list(effects) == ["tiny_shop"]
@@ -105,8 +105,9 @@ def test_agent_surface_results_and_close(toy_domain: Domain, world: World) -> No
             "mutating": False,
             "wrote": False,
         }
-        assert failed.error == ToolFailure(
-            kind="invalid_state", message="Error executing tool fail_hard: tiny shop exploded"
+        # The kind is what it always was; the class is the kind's default (no words say).
+        assert failed.error == ToolFailure.of(
+            "invalid_state", "Error executing tool fail_hard: tiny shop exploded"
         )
         effects = await session.effects()
         assert effects["tiny_shop"]["result_db_state"]["orders"][0]["note"] is None

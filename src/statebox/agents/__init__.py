@@ -3,6 +3,7 @@
 from statebox.agents._baselines import NOOP_REPLY, REFUSE_REPLY, NoopFactory, RefuseFactory
 from statebox.agents._llm import (
     AGENT_INSTRUCTIONS,
+    ERROR_GUIDANCE,
     SEARCH_GUIDANCE,
     TAU_BENCH_THINK_DESCRIPTION,
     THINK_GUIDANCE,
@@ -17,6 +18,7 @@ from statebox.agents._sleepy import SLEEPY_MODEL, SleepyFactory, SleepyOptions
 
 __all__ = [
     "AGENT_INSTRUCTIONS",
+    "ERROR_GUIDANCE",
     "NOOP_REPLY",
     "REFUSE_REPLY",
     "SEARCH_GUIDANCE",

@@ -57,6 +57,7 @@ from statebox.tools import ToolCall, ToolResult
 
 __all__ = [
     "AGENT_INSTRUCTIONS",
+    "ERROR_GUIDANCE",
     "SEARCH_GUIDANCE",
     "TAU_BENCH_THINK_DESCRIPTION",
     "THINK_GUIDANCE",
@@ -79,6 +80,17 @@ THINK_GUIDANCE = """\
 You have a `think` tool. Before any change to the customer's records, use it to check the
 policy rules that apply and the facts you have; it changes nothing and nobody sees it."""
 """Added to the instructions with ``--think``."""
+
+ERROR_GUIDANCE = """\
+A tool error comes with a class and a hint; act on the class:
+- invalid_arguments: fix the arguments (names, types, formats) and call again.
+- not_found: the id or name is wrong; look it up or ask the customer, do not repeat the call.
+- precondition_failed: the record is not in a state that allows this; read it, follow the
+  policy, and only then try again or explain why it cannot be done.
+- conflict: it is already done or clashes with an existing record; do not repeat it.
+- transient: a temporary failure; retrying the same call may succeed.
+- forbidden: the policy or an approver refused it; do not retry; tell the customer."""
+"""Added to the instructions by the ``retry-classified`` configuration (docs/mitigations.md)."""
 
 SEARCH_GUIDANCE = """\
 The policy is not in this prompt: its rules are articles in a knowledge base that you read
@@ -145,7 +157,7 @@ def _result_text(result: ToolResult) -> tuple[str, bool]:
     if result.ok:
         return json.dumps(result.output, default=str), False
     err = result.error
-    body = {"error": {"kind": err.kind, "message": err.message}} if err else {"error": {}}
+    body = {"error": err.agent_view()} if err else {"error": {}}
     return json.dumps(body), True
 
 
@@ -178,6 +190,8 @@ class LLMAgent:
     def _start(self, obs: Observation) -> None:
         f = self._factory
         parts = [f.instructions]
+        if f.error_guidance:
+            parts.append(ERROR_GUIDANCE)
         if f.think_tool == "statebox":
             parts.append(THINK_GUIDANCE)
         if f.think_tool is not None and self._think_prompt:
@@ -278,6 +292,8 @@ class LLMAgentFactory:
         think_tool: Which think tool to offer (None: ``statebox`` when ``think``, else none).
         think_prompts: Domain name → think prompt placed in the system prompt (with a
             think tool only); a domain without one gets none.
+        error_guidance: Explain the tool error classes in the instructions
+            (`ERROR_GUIDANCE`, the ``retry-classified`` configuration).
     """
 
     def __init__(
@@ -290,8 +306,10 @@ class LLMAgentFactory:
         instructions: str = AGENT_INSTRUCTIONS,
         think_tool: ThinkTool | None = None,
         think_prompts: Mapping[str, str] | None = None,
+        error_guidance: bool = False,
     ) -> None:
         self.hub = hub
+        self.error_guidance = error_guidance
         self.model = model
         self.name: str = model.provider
         self.think_tool: ThinkTool | None = think_tool or ("statebox" if think else None)
@@ -330,6 +348,7 @@ class LLMAgentFactory:
                 else {}
             ),
             **({"reasoning_effort": m.reasoning_effort} if m.reasoning_effort else {}),
+            **({"error_guidance": True} if self.error_guidance else {}),
         }
 
     @property

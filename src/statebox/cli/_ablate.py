@@ -11,6 +11,14 @@ Named configurations of one model (``--agent openai:MODEL`` or the models file's
   ``thinking`` budget (``--thinking-budget``) or an OpenAI reasoning effort
   (``--reasoning-effort``).
 
+The mitigations (docs/mitigations.md), of the ``--agent`` model or of an offline agent
+(``--agent fault``, ``--agent oracle``):
+
+- ``retry-classified``: the agent's instructions explain the tool error classes;
+- ``minimal-surface``: only the golden tools plus a few distractors are offered;
+- ``approval-gate``: irreversible calls are held for an approver (``--approver``);
+- and their combinations joined by ``+`` (``minimal-surface+approval-gate``).
+
 ``NAME=AGENT`` adds a configuration from any agent spec (``steady=oracle``,
 ``flaky=fault:skip_write=0.5``): offline ablations need no model. The campaign's
 manifest names every configuration (``settings.ablation``); ``--analyze DIR`` prints the
@@ -31,7 +39,18 @@ from statebox.cli._commands import _registry, out_console
 from statebox.errors import ConfigError, StateboxError
 
 NAMED = ("baseline", "think", "statebox-think", "think+prompt", "extended-thinking")
-"""The named configurations."""
+"""The named configurations of the think-tool study."""
+MITIGATIONS = ("retry-classified", "minimal-surface", "approval-gate")
+"""The named mitigations; ``+`` joins them (``minimal-surface+approval-gate``)."""
+MITIGATION_CONFIGS = ("baseline", "retry-classified", "minimal-surface", "approval-gate")
+"""The mitigation study's configurations (``--config mitigations``), combinations added
+with ``--config``."""
+_LLM_PROVIDERS = ("openai", "anthropic")
+PROMPT_ONLY_NOTE = (
+    "changes only the agent's instructions; {agent} is an offline agent that reads none, "
+    "so its trials are the reference's by construction (a real model is needed to "
+    "measure it)"
+)
 DEFAULT_CONFIGS = ("baseline", "extended-thinking", "think", "think+prompt")
 """The four configurations of the published study."""
 ABLATION_FILE = "ablation.json"
@@ -49,18 +68,47 @@ def _parse(values: list[str]) -> list[tuple[str, str | None]]:
                     f"--config {v!r}: use NAME=AGENT, e.g. flaky=fault:skip_write=0.5"
                 )
             out.append((name, spec.strip()))
-        elif name in NAMED:
+        elif name == "mitigations":
+            out += [(n, None) for n in MITIGATION_CONFIGS]
+        elif name in NAMED or _mitigation_parts(name) is not None:
             out.append((name, None))
         else:
             raise ConfigError(
-                f"unknown configuration {name!r}; named ones: {', '.join(NAMED)}; "
-                "or NAME=AGENT (e.g. steady=oracle)"
+                f"unknown configuration {name!r}; named: {', '.join(NAMED + MITIGATIONS)}, "
+                "mitigations; or NAME=AGENT"
             )
     names = [n for n, _ in out]
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ConfigError(f"--config {', '.join(dup)} given twice")
     return out
+
+
+def _mitigation_parts(name: str) -> tuple[str, ...] | None:
+    """The mitigations a configuration name joins, or None when it names none."""
+    if name in NAMED:
+        return None
+    parts = tuple(p.strip() for p in name.split("+"))
+    if not parts or any(p not in MITIGATIONS for p in parts) or len(set(parts)) < len(parts):
+        return None
+    return parts
+
+
+def _mitigations(name: str, opts: dict[str, Any]) -> Any:
+    from statebox.runner import Mitigations
+
+    parts = _mitigation_parts(name) or ()
+    return Mitigations(
+        retry_classified="retry-classified" in parts,
+        tool_surface="minimal" if "minimal-surface" in parts else "task",
+        distractors=opts["distractors"],
+        approval_gate=opts["approver"] if "approval-gate" in parts else None,
+    )
+
+
+def _offline(agent: str | None) -> bool:
+    """Whether ``--agent`` names an agent statebox runs without a model (fault, oracle...)."""
+    return agent is not None and agent.partition(":")[0] not in _LLM_PROVIDERS
 
 
 def _llm_factory(
@@ -84,13 +132,38 @@ def _llm_factory(
             else {"reasoning_effort": opts["reasoning_effort"]}
         )
         config = config.model_copy(update=update)
+    parts = _mitigation_parts(name)
+    if parts is not None:
+        from statebox.runner import MitigatedFactory
+
+        kwargs["error_guidance"] = "retry-classified" in parts
+        base = LLMAgentFactory(setup.hub, config, **kwargs)
+        return MitigatedFactory(base, _mitigations(name, opts), name)
     return LLMAgentFactory(setup.hub, config, **kwargs)
+
+
+def _offline_factory(name: str, registry: Any, agent: str, opts: dict[str, Any]) -> Any:
+    """A named configuration of an offline agent (baseline or mitigations only)."""
+    base = registry.agent(agent)
+    if name == "baseline":
+        return base
+    if _mitigation_parts(name) is None:
+        raise ConfigError(
+            f"--config {name} changes a model's prompt or reasoning; --agent {agent} is an "
+            "offline agent: use baseline and the mitigations, or an openai:/anthropic: model"
+        )
+    from statebox.runner import MitigatedFactory
+
+    return MitigatedFactory(base, _mitigations(name, opts), name)
 
 
 def _describe(name: str, spec: str | None, factory: Any) -> str:
     if spec is not None and name not in NAMED:
         return spec
     cfg = factory.config
+    mitigations = cfg.get("mitigations")
+    if "provider" not in cfg:  # an offline agent
+        return f"{factory.agent_id} {json.dumps(mitigations or {}, sort_keys=True)}"
     extra = {
         k: cfg[k]
         for k in ("think", "think_tool", "think_prompts_sha256", "thinking_budget_tokens")
@@ -98,6 +171,8 @@ def _describe(name: str, spec: str | None, factory: Any) -> str:
     }
     if "reasoning_effort" in cfg:
         extra["reasoning_effort"] = cfg["reasoning_effort"]
+    if mitigations:
+        extra["mitigations"] = mitigations
     return f"{cfg.get('provider')}:{cfg.get('model')} {json.dumps(extra, sort_keys=True)}"
 
 
@@ -114,7 +189,10 @@ def _analyze(out: Path, domain: list[str] | None, resamples: int, seed: int) -> 
     if not isinstance(recorded, list) or not recorded:
         raise ConfigError(f"{out}: not an ablation (its manifest names no configurations)")
     configs = [
-        AblationConfig(str(c["name"]), str(c["agent_id"]), str(c.get("spec", ""))) for c in recorded
+        AblationConfig(
+            str(c["name"]), str(c["agent_id"]), str(c.get("spec", "")), str(c.get("note", ""))
+        )
+        for c in recorded
     ]
     records = read_results(out)
     if not records:
@@ -144,13 +222,19 @@ def ablate(
         list[str] | None,
         typer.Option(
             help="Configuration: baseline, think, statebox-think, think+prompt, "
-            "extended-thinking, or NAME=AGENT (repeatable; the first is the reference). "
+            "extended-thinking; retry-classified, minimal-surface, approval-gate and their "
+            "+combinations; mitigations (baseline and the three); or NAME=AGENT "
+            "(repeatable; the first is the reference). "
             "Default: baseline, extended-thinking, think, think+prompt."
         ),
     ] = None,
     agent: Annotated[
         str | None,
-        typer.Option(help="Model of the named configurations: openai:MODEL or anthropic:MODEL."),
+        typer.Option(
+            help="Agent of the named configurations: openai:MODEL or anthropic:MODEL; or an "
+            "offline agent (fault, oracle, fault:skip_write=0.2) for baseline and the "
+            "mitigations."
+        ),
     ] = None,
     suite: Annotated[
         str | None, typer.Option(help="Built-in suite: a domain name or 'all'.")
@@ -188,10 +272,25 @@ def ablate(
     reasoning_effort: Annotated[
         str, typer.Option(help="extended-thinking on OpenAI: minimal, low, medium or high.")
     ] = "high",
+    approver: Annotated[
+        str,
+        typer.Option(
+            help="Who decides in the approval-gate configurations: simulated, llm, human."
+        ),
+    ] = "simulated",
+    approver_model: Annotated[
+        str | None, typer.Option(help="The llm approver's model: openai:MODEL or anthropic:MODEL.")
+    ] = None,
+    approver_base_url: Annotated[
+        str | None, typer.Option(help="The llm approver's endpoint.")
+    ] = None,
+    distractors: Annotated[
+        int, typer.Option(min=0, help="minimal-surface: tools offered beyond the golden ones.")
+    ] = 3,
     resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples.")] = 2000,
     json_out: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
-    """Run named agent configurations over the same tasks and print the think-tool ablation."""
+    """Run named agent configurations over the same tasks: think-tool and mitigation ablations."""
     if analyze is not None:
         data = _analyze(analyze, domain, resamples, seed)
         _emit(data, analyze, json_out)
@@ -226,7 +325,8 @@ def ablate(
     except ValueError as exc:
         raise ConfigError(f"settings: {exc}") from exc
     llm = [n for n, s in chosen if s is None]
-    roles = run_models(settings, [agent] if agent else [])
+    offline = _offline(agent)
+    roles = run_models(settings, [agent] if agent and not offline else [])
     registry = _registry(domain, settings, roles.setup)
     task_list = load_tasks(tasks) if tasks else registry.suite(suite or settings.suite)
     source = ", ".join(str(p) for p in tasks) if tasks else f"suite:{suite or settings.suite}"
@@ -243,17 +343,40 @@ def ablate(
         "think_prompts": prompts,
         "thinking_budget": thinking_budget,
         "reasoning_effort": reasoning_effort,
+        "approver": approver,
+        "distractors": distractors,
     }
+    from statebox.runner import check_approval_gate
+
+    approvers = {}
+    gated = any("approval-gate" in (_mitigation_parts(n) or ()) for n, s in chosen if s is None)
+    if gated and approver == "llm":
+        from statebox.cli._mitigations import llm_approvers
+
+        approvers = llm_approvers(roles.setup, approver_model, approver_base_url)
+    if gated:
+        check_approval_gate(approver, approvers)
     factories = []
     recorded = []
     for name, spec in chosen:
-        f = (
-            registry.agent(spec)
-            if spec is not None
-            else _llm_factory(name, roles.setup, agent, settings, opts)
-        )
+        if spec is not None:
+            f = registry.agent(spec)
+        elif offline:
+            assert agent is not None  # _offline says so
+            f = _offline_factory(name, registry, agent, opts)
+        else:
+            f = _llm_factory(name, roles.setup, agent, settings, opts)
         factories.append(f)
-        recorded.append({"name": name, "agent_id": f.agent_id, "spec": _describe(name, spec, f)})
+        entry = {"name": name, "agent_id": f.agent_id, "spec": _describe(name, spec, f)}
+        parts = _mitigation_parts(name) if spec is None else None
+        if offline and parts and "retry-classified" in parts:
+            entry["note"] = (
+                PROMPT_ONLY_NOTE.format(agent=agent)
+                if parts == ("retry-classified",)
+                else f"its retry-classified part changes nothing for {agent} (an offline "
+                "agent reads no instructions)"
+            )
+        recorded.append(entry)
     ids = [r["agent_id"] for r in recorded]
     same = sorted({i for i in ids if ids.count(i) > 1})
     if same:
@@ -278,6 +401,7 @@ def ablate(
             **({"domain_refs": domain_refs_for_manifest(domain)} if domain else {}),
         },
         verdict_settings=run_verdict_settings(settings),
+        approvers=approvers,
     )
     from statebox.cli._progress import make_progress
 

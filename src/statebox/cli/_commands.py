@@ -175,6 +175,24 @@ def _summary(
     return summary
 
 
+def _mitigation_options(
+    surface: str, distractors: int, gate: str | None, approver_model: str | None, setup: Any
+) -> tuple[Any, dict[str, Any]]:
+    """The campaign's `Mitigations` and approver factories from ``run``'s flags."""
+    from statebox.runner import Mitigations, check_approval_gate
+
+    if surface not in ("task", "full", "minimal"):
+        raise ConfigError(f"--tool-surface {surface!r}: choose task, full or minimal")
+    approvers: dict[str, Any] = {}
+    if gate == "llm":
+        from statebox.cli._mitigations import llm_approvers
+
+        approvers = llm_approvers(setup, approver_model, None)
+    check_approval_gate(gate, approvers)
+    m = Mitigations(tool_surface=surface, distractors=distractors, approval_gate=gate)
+    return m, approvers
+
+
 @app.command()
 @handled
 def run(
@@ -253,6 +271,38 @@ def run(
             help="How the policy reaches the agent: prompt (the whole text), search (a pointer "
             "and the search_policy tool) or both; default: each task's own (prompt). Kept in "
             "the manifest: a resume keeps it."
+        ),
+    ] = None,
+    tool_surface: Annotated[
+        str,
+        typer.Option(
+            help="Tools offered: task (the task's allowlist), full (every domain tool) or "
+            "minimal (the golden tools plus --distractors others); docs/mitigations.md.",
+            rich_help_panel="Mitigations",
+        ),
+    ] = "task",
+    distractors: Annotated[
+        int,
+        typer.Option(
+            min=0,
+            help="minimal surface: tools beyond the golden ones.",
+            rich_help_panel="Mitigations",
+        ),
+    ] = 3,
+    approval_gate: Annotated[
+        str | None,
+        typer.Option(
+            help="Hold irreversible calls for an approver: simulated (approves the golden "
+            "calls), llm (--approver-model) or human (asks at the terminal).",
+            rich_help_panel="Mitigations",
+        ),
+    ] = None,
+    approver_model: Annotated[
+        str | None,
+        typer.Option(
+            help="The llm approver's model: openai:MODEL or anthropic:MODEL (default: the "
+            "models file's judge).",
+            rich_help_panel="Mitigations",
         ),
     ] = None,
     thinkingbox: Annotated[
@@ -503,6 +553,9 @@ def run(
     from statebox.cli._thinkingbox import open_dataset
 
     agents = [registry.agent(a) for a in (agent or [settings.agent])]
+    mitigations, approvers = _mitigation_options(
+        tool_surface, distractors, approval_gate, approver_model, roles.setup
+    )
     if out is None:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         label = (
@@ -563,6 +616,8 @@ def run(
         },
         policy_mode=None if policy_mode is None else policy_mode.value,
         verdict_settings=run_verdict_settings(settings),
+        mitigations=mitigations,
+        approvers=approvers,
     )
     from statebox.cli._progress import make_progress
     from statebox.cli._scale import executor_for

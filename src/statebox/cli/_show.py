@@ -79,10 +79,13 @@ def print_trial(record: TrialRecord, console: Console) -> None:
                 outcome = "no result: the backend failed"
             elif r.ok:
                 outcome = _short(r.output)
+            elif r.error is None:
+                outcome = "ERROR"
             else:
-                outcome = f"ERROR {r.error.kind if r.error else ''}: " + (
-                    r.error.message if r.error else ""
-                )
+                outcome = f"ERROR {r.error.kind} [{r.error.classified()}]: {r.error.message}"
+            if e.approval is not None:  # held by an approval gate
+                verdict = "approved" if e.approval.approved else "REFUSED"
+                outcome = f"[{verdict} by {e.approval.approver}] {outcome}"
             console.print(f"tool {e.call.tool}({_short(e.call.args)}) → {outcome}")
         else:
             who = {"user_message": "user", "agent_message": "agent", "end": "agent (end)"}[e.kind]

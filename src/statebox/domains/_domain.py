@@ -46,10 +46,14 @@ class Domain:
         think_prompt: A system-prompt section teaching an LLM agent how to use the
             ``think`` tool on this domain's policy, with worked examples (the
             ``think+prompt`` ablation configuration); None: the domain ships none.
+        irreversible: Names of mutating tools whose changes cannot be cheaply reversed
+            (refunds, cancellations, access grants, deletions): what an approval gate
+            holds (``--approval-gate``, docs/mitigations.md).
 
     Raises:
-        DomainError: Two tools share a name (``search_policy`` is every domain's), or
-            the policy's step blocks are unbalanced.
+        DomainError: Two tools share a name (``search_policy`` is every domain's), the
+            policy's step blocks are unbalanced, or ``irreversible`` names a tool the
+            domain lacks or one that does not mutate.
     """
 
     def __init__(
@@ -64,6 +68,7 @@ class Domain:
         tasks_dir: Path | None = None,
         step_tools: Iterable[ToolSpec] = (),
         think_prompt: str | None = None,
+        irreversible: Iterable[str] = (),
     ) -> None:
         self.name = name
         self.think_prompt = think_prompt
@@ -85,9 +90,20 @@ class Domain:
         self.tools = tool_map([*core.values(), *steps.values(), self._search[False]])
         """Every tool, by name: what golden replay and the judge may call."""
         self._core = frozenset(core)
+        gated = frozenset(irreversible)
+        bad = sorted(n for n in gated if n not in self.tools or not self.tools[n].mutates)
+        if bad:
+            raise DomainError(f"domain {name}: irreversible names no mutating tool: {bad}")
+        self.irreversible: frozenset[str] = gated
+        """Mutating tools an approval gate holds (their changes cannot be cheaply undone)."""
         self.field_policy = field_policy or FieldPolicy()
         self.tasks_dir = tasks_dir
         self._template: WorldTemplate | None = None
+
+    @property
+    def core_tools(self) -> frozenset[str]:
+        """The domain's own tools: neither step tools nor ``search_policy``."""
+        return self._core
 
     @classmethod
     def from_folder(
@@ -100,6 +116,7 @@ class Domain:
         field_policy: FieldPolicy | None = None,
         step_tools: Iterable[ToolSpec] = (),
         extra_schema: str = "",
+        irreversible: Iterable[str] = (),
     ) -> Domain:
         """A domain whose ``schema.sql``, ``policy.md`` and ``tasks/`` sit in ``folder``.
 
@@ -127,6 +144,7 @@ class Domain:
             tasks_dir=tasks if tasks.is_dir() else None,
             step_tools=step_tools,
             think_prompt=think.read_text(encoding="utf-8") if think.is_file() else None,
+            irreversible=irreversible,
         )
 
     def policy_text(self, *, record_steps: bool = False) -> str:

@@ -14,12 +14,15 @@ live `ToolSession`, plus the initial state and terminal world of a `StateSession
 
 from __future__ import annotations
 
+import random
 from typing import Any, NamedTuple
 
 from statebox.domains import Domain
+from statebox.episode._approval import Approver
 from statebox.episode._backend import Backend, StateSession, ToolSession
 from statebox.episode._types import (
     Action,
+    ApprovalDecision,
     CallTool,
     End,
     Event,
@@ -28,6 +31,7 @@ from statebox.episode._types import (
     Observation,
     TerminationReason,
     ToolInfo,
+    ToolSurface,
     UserSimulator,
 )
 from statebox.kit import PolicyMode
@@ -35,7 +39,44 @@ from statebox.tasks import Task, WorldCache
 from statebox.tools import Dispatcher, DispatchErrorKind, ToolCall, ToolFailure, ToolResult
 from statebox.world import State, World, WorldView
 
-__all__ = ["Episode", "EpisodeOutcome"]
+__all__ = ["DEFAULT_DISTRACTORS", "Episode", "EpisodeOutcome", "surface_tools"]
+
+DEFAULT_DISTRACTORS = 3
+"""Tools beyond the golden ones a ``minimal`` surface offers."""
+
+
+def surface_tools(
+    domain: Domain,
+    task: Task,
+    surface: ToolSurface,
+    *,
+    policy_mode: PolicyMode = "prompt",
+    distractors: int = DEFAULT_DISTRACTORS,
+    served: bool = False,
+) -> tuple[str, ...]:
+    """The tools an episode offers on a tool surface (docs/mitigations.md), sorted.
+
+    ``task``: the task's allowlist, else the domain's tools (what `Domain.offered`
+    gives). ``full``: every domain tool, widening a task's explicit allowlist — except
+    where ``served`` (an outside agent reaching the tools through the MCP gateway or
+    OpenEnv): there the allowlist is a boundary no surface widens, and ``full`` is
+    ``task``. ``minimal``: the tools the task's golden trajectories call plus
+    ``distractors`` others drawn from the ``task`` surface, the same for every trial of
+    the task (seeded by its id); ``search_policy`` stays wherever the policy is served
+    by search. Every surface stays inside the domain; lifecycle operations are never
+    tools.
+    """
+    steps = task.record_steps
+    offered = domain.offered(policy_mode=policy_mode, record_steps=steps, allowlist=task.tools)
+    if surface == "task" or (surface == "full" and (served or task.tools is None)):
+        return offered
+    if surface == "full":
+        return domain.offered(policy_mode=policy_mode, record_steps=steps)
+    golden = {c.tool for trajectory in (task.golden, *task.checks.alternatives) for c in trajectory}
+    keep = {n for n in offered if n in golden or (n == "search_policy" and policy_mode != "prompt")}
+    pool = sorted(n for n in offered if n not in keep)
+    rng = random.Random(f"minimal-surface|{task.id}")
+    return tuple(sorted(keep | set(rng.sample(pool, min(distractors, len(pool))))))
 
 
 def _clean(value: Any) -> Any:
@@ -55,7 +96,7 @@ def _clean(value: Any) -> Any:
 
 def _failed(call: ToolCall, kind: DispatchErrorKind, message: str) -> ToolResult:
     return ToolResult(
-        tool=call.tool, call_id=call.id, ok=False, error=ToolFailure(kind=kind, message=message)
+        tool=call.tool, call_id=call.id, ok=False, error=ToolFailure.of(kind, message)
     )
 
 
@@ -103,6 +144,13 @@ class Episode:
         policy_mode: How the policy is served, for every task (a campaign's choice);
             None: the task's ``policy_mode``, else ``prompt``. An external backend serves
             its own policy text in every mode.
+        tool_surface: Which tools are offered (`surface_tools`); an external backend
+            offers its own tools on every surface.
+        distractors: Tools beyond the golden ones on the ``minimal`` surface.
+        served: The tools reach an outside agent through a served surface (MCP gateway,
+            OpenEnv): ``full`` does not widen a task's allowlist.
+        approver: Holds calls to the domain's irreversible tools until it decides (an
+            approval gate, `statebox.episode.Approver`); None: no gate.
     """
 
     def __init__(
@@ -114,8 +162,18 @@ class Episode:
         worlds: WorldCache | None = None,
         limits: Limits | None = None,
         policy_mode: PolicyMode | None = None,
+        tool_surface: ToolSurface = "task",
+        distractors: int = DEFAULT_DISTRACTORS,
+        served: bool = False,
+        approver: Approver | None = None,
     ) -> None:
         self.domain = domain
+        self.tool_surface: ToolSurface = tool_surface
+        """The tool surface this episode offers."""
+        self.distractors = distractors
+        self.served = served
+        self.approver = approver
+        """The approval gate's approver (None: no gate)."""
         self.task = task
         self.policy_mode: PolicyMode = policy_mode or task.policy_mode or "prompt"
         """The policy mode this episode serves."""
@@ -171,8 +229,13 @@ class Episode:
         if isinstance(self.domain, Domain):
             d, steps = self.domain, self.task.record_steps
             self._world = self.worlds.clone(d, self.task)
-            offered = d.offered(
-                policy_mode=self.policy_mode, record_steps=steps, allowlist=self.task.tools
+            offered = surface_tools(
+                d,
+                self.task,
+                self.tool_surface,
+                policy_mode=self.policy_mode,
+                distractors=self.distractors,
+                served=self.served,
             )
             self._dispatcher = Dispatcher(self._world, d.toolset(record_steps=steps), offered)
             tools = tuple(
@@ -216,7 +279,22 @@ class Episode:
         action = _clean_action(action)
         self._steps += 1
         if isinstance(action, CallTool):
-            return self._called(action.call, await self._run(action.call))
+            call = action.call
+            decision = await self._hold(call)
+            if decision is not None and not decision.approved:
+                message = (
+                    f"an approver ({decision.approver}) refused this call; the change was not "
+                    f"made: {decision.reason}"
+                )
+                refused = ToolResult(
+                    tool=call.tool,
+                    call_id=call.id,
+                    ok=False,
+                    error=ToolFailure.of("approval_refused", message),
+                    mutating=True,
+                )
+                return self._called(call, refused, decision)
+            return self._called(call, await self._run(call, decision), decision)
         if isinstance(action, End):
             self._final = action.text
             self._events.append(Event(kind="end", text=action.text))
@@ -235,7 +313,21 @@ class Episode:
             return self._finish(TerminationReason.MAX_STEPS)
         return Observation(kind="user_message", step=self._steps, user_message=reply.text)
 
-    async def _run(self, call: ToolCall) -> ToolResult:
+    async def _hold(self, call: ToolCall) -> ApprovalDecision | None:
+        """The approver's decision when the gate holds ``call``, else None.
+
+        Held: a call to an irreversible tool of the domain that would reach the tool
+        (one the dispatcher would refuse anyway gets its own refusal, unheld).
+        """
+        if self.approver is None or not isinstance(self.domain, Domain):
+            return None
+        if call.tool not in self.domain.irreversible or self._dispatcher is None:
+            return None
+        if self._dispatcher.refusal(call) is not None:
+            return None
+        return await self.approver.decide(call)
+
+    async def _run(self, call: ToolCall, decision: ApprovalDecision | None = None) -> ToolResult:
         try:
             if self._session is not None:
                 return await self._session.call(call)
@@ -245,19 +337,22 @@ class Episode:
             # Every call the agent made stays in the transcript with what became of it;
             # this one broke statebox or its backend, so the trial is a system error.
             text = f"statebox could not run this call: {type(exc).__name__}: {exc}"[:500]
+            failed = _failed(call, "internal_error", text)
             self._events.append(
-                Event(kind="tool_call", call=call, result=_failed(call, "internal_error", text))
+                Event(kind="tool_call", call=call, result=failed, approval=decision)
             )
             self._fault = exc
             self._termination = TerminationReason.SYSTEM_ERROR
             raise
         except BaseException:
             # Cancelled mid-call (the trial's time limit): the call has no result.
-            self._events.append(Event(kind="tool_call", call=call))
+            self._events.append(Event(kind="tool_call", call=call, approval=decision))
             raise
 
-    def _called(self, call: ToolCall, result: ToolResult) -> Observation:
-        self._events.append(Event(kind="tool_call", call=call, result=result))
+    def _called(
+        self, call: ToolCall, result: ToolResult, decision: ApprovalDecision | None = None
+    ) -> Observation:
+        self._events.append(Event(kind="tool_call", call=call, result=result, approval=decision))
         if self._steps >= self.limits.max_steps:
             return self._finish(TerminationReason.MAX_STEPS)
         return Observation(kind="tool_result", step=self._steps, tool_result=result)

@@ -18,6 +18,7 @@ from statebox.tools import ToolCall, ToolResult
 
 __all__ = [
     "Action",
+    "ApprovalDecision",
     "CallTool",
     "End",
     "Event",
@@ -26,6 +27,7 @@ __all__ = [
     "Observation",
     "TerminationReason",
     "ToolInfo",
+    "ToolSurface",
     "UserReply",
     "UserSimulator",
 ]
@@ -119,6 +121,23 @@ class Observation(Model):
     """Why it ended (done only)."""
 
 
+ToolSurface: TypeAlias = Literal["full", "task", "minimal"]
+"""Which tools an episode offers (docs/mitigations.md): ``full`` every domain tool,
+``task`` the task's allowlist (the default), ``minimal`` the golden trajectories' tools
+plus a fixed number of distractors chosen per task."""
+
+
+class ApprovalDecision(Model):
+    """An approver's decision on one held call (``--approval-gate``)."""
+
+    approver: str
+    """Who decided: ``simulated``, ``llm:MODEL`` or ``human``."""
+    approved: bool
+    """True: the tool ran; False: it did not, and the agent was told an approver refused."""
+    reason: str = ""
+    """Why, in the approver's words."""
+
+
 class Event(Model):
     """One transcript entry."""
 
@@ -130,6 +149,8 @@ class Event(Model):
     """The call (tool_call)."""
     result: ToolResult | None = None
     """Its result (tool_call)."""
+    approval: ApprovalDecision | None = None
+    """The approver's decision on a call held by an approval gate (None: not held)."""
 
 
 class Limits(Model):

@@ -23,6 +23,7 @@ from statebox.judge._judge import (
     agent_messages,
     failure_signature,
     termination_check,
+    unrecovered_error,
     weak_evaluator_flags,
 )
 from statebox.judge._lint import (
@@ -125,6 +126,7 @@ __all__ = [
     "task_shape",
     "termination_check",
     "text_checks",
+    "unrecovered_error",
     "validate_judged_task",
     "validate_suite",
     "validate_task",

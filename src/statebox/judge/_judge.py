@@ -44,7 +44,7 @@ from statebox.judge._verdict import (
 )
 from statebox.llm import DONE_MARKER
 from statebox.tasks import GoldenCall, RubricQuestion, Task, WorldCache
-from statebox.tools import Dispatcher, ToolCall, ToolResult
+from statebox.tools import Dispatcher, ErrorClass, ToolCall, ToolResult
 from statebox.world import (
     ExcludedField,
     FieldPolicy,
@@ -62,6 +62,7 @@ __all__ = [
     "agent_messages",
     "failure_signature",
     "termination_check",
+    "unrecovered_error",
     "weak_evaluator_flags",
 ]
 
@@ -126,6 +127,21 @@ def termination_check(termination: TerminationReason) -> CheckResult:
         passed=termination in (TerminationReason.AGENT_END, TerminationReason.USER_END),
         detail=f"episode ended by {termination.value}",
     )
+
+
+def unrecovered_error(tool_results: Sequence[ToolResult]) -> ErrorClass | None:
+    """The class of the last failed call that no later call of the same tool made good.
+
+    The failure analysis groups tool-usage failures by it: which class of error the
+    agent failed to recover from (docs/mitigations.md).
+    """
+    for i in range(len(tool_results) - 1, -1, -1):
+        r = tool_results[i]
+        if r.ok or r.error is None:
+            continue
+        if not any(later.ok and later.tool == r.tool for later in tool_results[i + 1 :]):
+            return r.error.classified()
+    return None
 
 
 def failure_signature(
@@ -459,16 +475,20 @@ class StateJudge:
             checks += await self._rubric(task, outcome, initial, m.final, rubric or self.rubric)
         expected = self._expected(task)
         results = [e.result for e in outcome.transcript if e.result is not None]
+        signature = failure_signature(checks, expected, results, outcome.termination)
         return Verdict(
             checks=tuple(checks),
             comparison=m.comparison,
             expected_effects=expected,
             actual_effects=tuple(effects(initial, final, self._prepare(task).policy)),
-            signature=failure_signature(checks, expected, results, outcome.termination),
+            signature=signature,
             flags=weak_evaluator_flags(
                 outcome.transcript, outcome.final_response, outcome.termination
             ),
             hashes=StateHashes() if state_only else self._hashes(task, final),
+            # Only a failure has an error it did not recover from (a passed trial's
+            # stray refusal changed nothing).
+            unrecovered_error=unrecovered_error(results) if signature is not None else None,
         )
 
 

@@ -14,6 +14,7 @@ from pydantic import computed_field, model_validator
 
 from statebox._model import Model
 from statebox.judge._compare import Comparison
+from statebox.tools import ErrorClass
 from statebox.world import RowEffect
 
 __all__ = ["CheckResult", "FailureSignature", "StateHashes", "Verdict", "WeakEvaluatorFlags"]
@@ -102,6 +103,10 @@ class Verdict(Model):
     """Weak-evaluator flags."""
     hashes: StateHashes = StateHashes()
     """Hashes of the initial, terminal and golden states (unprojected)."""
+    unrecovered_error: ErrorClass | None = None
+    """For a failed trial, the class of the last tool error the agent did not recover
+    from (no later call of the same tool succeeded), e.g. ``precondition_failed``;
+    None: a pass, every error recovered from or none, or a record from before classes."""
 
     @model_validator(mode="before")
     @classmethod

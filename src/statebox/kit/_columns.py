@@ -125,7 +125,11 @@ def iso_date(value: str, what: str, *, example: str) -> date:
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise ToolError("invalid_state", f"{what} must be a date like {example!r}") from None
+        raise ToolError(
+            "invalid_state",
+            f"{what} must be a date like {example!r}",
+            error_class="invalid_arguments",
+        ) from None
 
 
 def new_id(tx: WorldTx, name: str, prefix: str, width: int = 5) -> str:

@@ -60,7 +60,9 @@ def note_tools(book: NoteBook) -> dict[str, ToolSpec]:
         body = args["body"]
         if book.clean_text:
             if not body.strip():
-                raise ToolError("invalid_state", "note body must not be empty")
+                raise ToolError(
+                    "invalid_state", "note body must not be empty", error_class="invalid_arguments"
+                )
             body = body.strip()
         for link in book.links:
             if args.get(link.arg) is not None and link.lookup is not None:

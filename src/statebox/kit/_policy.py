@@ -201,9 +201,13 @@ def search_policy_tool(source: Callable[[], PolicyBase]) -> ToolSpec:
 
     def search_policy(tx: WorldTx, query: str, limit: int = 3) -> dict[str, Any]:
         if not 1 <= limit <= 10:
-            raise ToolError("invalid_state", "limit must be between 1 and 10")
+            raise ToolError(
+                "invalid_state", "limit must be between 1 and 10", error_class="invalid_arguments"
+            )
         if not _WORD.search(query):
-            raise ToolError("invalid_state", "give some words to search for")
+            raise ToolError(
+                "invalid_state", "give some words to search for", error_class="invalid_arguments"
+            )
         results = source().search(query, limit)
         return {"query": query, "results": results}
 

@@ -53,7 +53,9 @@ class _Desk:
         if not self.d.clean_text:
             return value
         if not value.strip():
-            raise ToolError("invalid_state", f"{what} must not be empty")
+            raise ToolError(
+                "invalid_state", f"{what} must not be empty", error_class="invalid_arguments"
+            )
         return value.strip()
 
     def change(self, tx: WorldTx, row: Row, values: dict[str, Any]) -> dict[str, Any]:
@@ -126,7 +128,9 @@ class _Desk:
             values["priority"] = priority
         if not values:
             raise ToolError(
-                "invalid_state", "nothing to change: give a different status or priority"
+                "invalid_state",
+                "nothing to change: give a different status or priority",
+                error_class="conflict",
             )
         return self.change(tx, row, values)
 
@@ -142,7 +146,11 @@ class _Desk:
                 "invalid_state", f"ticket {ticket_id} is {row['status']}; reopen it first"
             )
         if h.refuse_repeat and row["status"] == h.status and row["hold_reason"] == reason:
-            raise ToolError("invalid_state", f"ticket {ticket_id} is already on hold for {reason}")
+            raise ToolError(
+                "invalid_state",
+                f"ticket {ticket_id} is already on hold for {reason}",
+                error_class="conflict",
+            )
         return self.change(tx, row, {"status": h.status, "hold_reason": reason})
 
     def escalate(
@@ -152,7 +160,11 @@ class _Desk:
         row = self.writable(tx, ticket_id)
         if isinstance(e, TeamEscalation):
             if row["team"] == team:
-                raise ToolError("invalid_state", f"ticket {ticket_id} is already with {team}")
+                raise ToolError(
+                    "invalid_state",
+                    f"ticket {ticket_id} is already with {team}",
+                    error_class="conflict",
+                )
             values = {
                 "team": team,
                 "escalation_reason": reason,
@@ -161,7 +173,13 @@ class _Desk:
             }
             return self.change(tx, row, values)
         if row["status"] in (*e.refused_in, e.status):
-            raise ToolError("invalid_state", f"ticket {ticket_id} is {row['status']}")
+            # Escalating an escalated ticket again repeats what is done: a conflict.
+            again = row["status"] == e.status
+            raise ToolError(
+                "invalid_state",
+                f"ticket {ticket_id} is {row['status']}",
+                error_class="conflict" if again else None,
+            )
         values = {
             "status": e.status,
             "escalation_reason": reason,

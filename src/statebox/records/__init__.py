@@ -21,6 +21,7 @@ from statebox.records._io import (
 from statebox.records._record import (
     SCHEMA_VERSION,
     AgentInfo,
+    ApprovalCounts,
     ErrorRecord,
     Manifest,
     Timings,
@@ -37,6 +38,7 @@ __all__ = [
     "RESULTS_FILE",
     "SCHEMA_VERSION",
     "AgentInfo",
+    "ApprovalCounts",
     "ErrorRecord",
     "Manifest",
     "ResultsWriter",

@@ -141,6 +141,10 @@ class TrialRow(NamedTuple):
         user_turns: Follow-up user turns audited for grounding.
         ungrounded_turns: Of those, turns stating an ungrounded value.
         volunteered_turns: Of those, turns volunteering a fact not asked for.
+        unrecovered_error: Class of the last tool error the agent did not recover from
+            (None: none, or a record from before error classes).
+        approvals_held: Calls an approval gate held.
+        approvals_refused: Of those, refused by the approver.
     """
 
     trial_id: str
@@ -162,6 +166,18 @@ class TrialRow(NamedTuple):
     user_turns: int = 0
     ungrounded_turns: int = 0
     volunteered_turns: int = 0
+    unrecovered_error: str | None = None
+    approvals_held: int = 0
+    approvals_refused: int = 0
+
+
+def _approval_fields(approvals: Any) -> tuple[int, int]:
+    """(held, refused) of a row from a record's ``approvals`` (a dict or the model)."""
+    if approvals is None:
+        return 0, 0
+    if isinstance(approvals, dict):
+        return int(approvals.get("held", 0)), int(approvals.get("refused", 0))
+    return approvals.held, approvals.refused
 
 
 def _user_fields(user: Any) -> tuple[str | None, int, int, int]:
@@ -184,6 +200,7 @@ def trial_row(record: TrialRecord) -> TrialRow:
     """The `TrialRow` of a full record."""
     v = record.verdict
     behaviour, turns, ungrounded, volunteered = _user_fields(record.user)
+    held, refused = _approval_fields(record.approvals)
     signature = (
         v.signature.value
         if v is not None and v.signature is not None
@@ -209,6 +226,9 @@ def trial_row(record: TrialRecord) -> TrialRow:
         user_turns=turns,
         ungrounded_turns=ungrounded,
         volunteered_turns=volunteered,
+        unrecovered_error=v.unrecovered_error if v is not None else None,
+        approvals_held=held,
+        approvals_refused=refused,
     )
 
 
@@ -292,6 +312,8 @@ def _row_from_dict(data: dict[str, Any]) -> TrialRow:
             False,
             float(data["cost_usd"]),
             *_user_fields(data.get("user")),
+            None,
+            *_approval_fields(data.get("approvals")),
         )
     flags, comparison = v["flags"], v["comparison"]
     signature = v["signature"] or ("system_error" if status is TrialStatus.SYSTEM_ERROR else None)
@@ -312,6 +334,8 @@ def _row_from_dict(data: dict[str, Any]) -> TrialRow:
         v[_SKIPPED_KEY] if _SKIPPED_KEY in v else any(c.get("skipped") for c in v["checks"]),
         float(data["cost_usd"]),
         *_user_fields(data.get("user")),
+        v.get("unrecovered_error"),
+        *_approval_fields(data.get("approvals")),
     )
 
 

@@ -22,6 +22,7 @@ from statebox.llm import ModelCall, Usage
 __all__ = [
     "SCHEMA_VERSION",
     "AgentInfo",
+    "ApprovalCounts",
     "ErrorRecord",
     "Manifest",
     "Timings",
@@ -91,6 +92,24 @@ class Timings(Model):
     """Everything, including record writing."""
 
 
+class ApprovalCounts(Model):
+    """What an approval gate did in one trial (``--approval-gate``)."""
+
+    held: int = 0
+    """Calls the gate held for an approver."""
+    approved: int = 0
+    """Of those, approved (the tool ran)."""
+    refused: int = 0
+    """Of those, refused (the tool did not run; the agent got a ``forbidden`` error)."""
+
+    @classmethod
+    def of(cls, transcript: Iterable[Event]) -> ApprovalCounts:
+        """The counts of a transcript's approval decisions."""
+        decisions = [e.approval for e in transcript if e.approval is not None]
+        approved = sum(1 for d in decisions if d.approved)
+        return cls(held=len(decisions), approved=approved, refused=len(decisions) - approved)
+
+
 class UserInfo(Model):
     """Who played the trial's user, how, and the grounding audit of its turns."""
 
@@ -153,6 +172,9 @@ class TrialRecord(Model):
     user: UserInfo | None = None
     """The simulated user and its grounding audit (None: not recorded, e.g. a system
     error before the episode, or a record written before statebox audited users)."""
+    approvals: ApprovalCounts | None = None
+    """Calls held, approved and refused by the approval gate (None: the trial ran
+    without one, or a record from before approval gates)."""
 
 
 class ErrorRecord(Model):

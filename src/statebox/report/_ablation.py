@@ -15,18 +15,24 @@ agents are named configurations (`statebox ablate`):
   read-only or not), so "it does not help simple tasks" can be checked on any suite;
 - think-tool usage: the share of trials with a thought, thoughts per trial, the share of
   mutating calls with a thought right before them (since the previous call), and pass@1
-  of trials with and without a thought before their first write.
+  of trials with and without a thought before their first write;
+- failure signatures per configuration and their change against the first, tool-usage
+  failures by the class of the error the agent did not recover from, the approval
+  gate's counts (held, approved, refused), and whether a configuration's per-trial
+  outcomes are the reference's exactly (docs/mitigations.md).
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from rich.console import Console
 from rich.table import Table
 
+from statebox.judge import FailureSignature
 from statebox.metrics import (
     BootstrapSpec,
     TaskOutcome,
@@ -56,6 +62,8 @@ class AblationConfig(NamedTuple):
     """The agent id its trials carry."""
     spec: str = ""
     """How it was built, in words (for the manifest and the table)."""
+    note: str = ""
+    """What it cannot show on this agent (a prompt-only change of an offline agent)."""
 
 
 def policy_decisions(task: Task, mutating: frozenset[str]) -> int:
@@ -241,7 +249,48 @@ def analyze_ablation(
         "welch": {},
         "by_complexity": {},
         "think_usage": {},
+        "signatures": {},
+        "signature_change": {},
+        "tool_usage_by_error_class": {},
+        "approvals": {},
+        "same_outcomes_as_reference": {},
+        "notes": {c.name: c.note for c in configs if c.note},
     }
+    outcome_of = {
+        c.name: {(r.task_id, r.trial): r.status for r in by_agent[c.agent_id]} for c in configs
+    }
+    for c in configs:
+        rs = by_agent[c.agent_id]
+        sig = Counter(_signature(r) for r in rs if r.status != TrialStatus.PASSED)
+        data["signatures"][c.name] = dict(sorted(sig.items()))
+        classes = Counter(
+            (r.verdict.unrecovered_error if r.verdict is not None else None) or "none unrecovered"
+            for r in rs
+            if r.verdict is not None and r.verdict.signature == FailureSignature.TOOL_USAGE
+        )
+        data["tool_usage_by_error_class"][c.name] = dict(sorted(classes.items()))
+        gated = [r.approvals for r in rs if r.approvals is not None]
+        data["approvals"][c.name] = (
+            {
+                "trials": len(gated),
+                "held": sum(a.held for a in gated),
+                "approved": sum(a.approved for a in gated),
+                "refused": sum(a.refused for a in gated),
+            }
+            if gated
+            else None
+        )
+    ref_sig = data["signatures"][configs[0].name]
+    for c in configs[1:]:
+        mine = data["signatures"][c.name]
+        data["signature_change"][c.name] = {
+            s: mine.get(s, 0) - ref_sig.get(s, 0)
+            for s in sorted(set(mine) | set(ref_sig))
+            if mine.get(s, 0) != ref_sig.get(s, 0)
+        }
+        data["same_outcomes_as_reference"][c.name] = (
+            outcome_of[c.name] == outcome_of[configs[0].name]
+        )
     for c in configs:
         curve = pass_curve(per[c.name])[:k_max]
         data["pass_hat_k"][c.name] = [
@@ -295,6 +344,12 @@ def analyze_ablation(
             rows[label] = row
         data["by_complexity"][dim] = rows
     return data
+
+
+def _signature(r: TrialRecord) -> str:
+    if r.verdict is not None and r.verdict.signature is not None:
+        return r.verdict.signature.value
+    return "system_error" if r.status == TrialStatus.SYSTEM_ERROR else "unlabelled"
 
 
 def _f(x: object, digits: int = 3) -> str:
@@ -395,3 +450,48 @@ def print_ablation(data: Mapping[str, Any], console: Console) -> None:
             f"(n={us['trials_no_thought_before_first_write']})",
         )
     console.print(u)
+    _print_mitigations(data, console, names, ref)
+
+
+def _counts(values: Mapping[str, int]) -> str:
+    return ", ".join(f"{k} {v:+d}" if isinstance(v, int) else f"{k} {v}" for k, v in values.items())
+
+
+def _print_mitigations(
+    data: Mapping[str, Any], console: Console, names: Sequence[str], ref: str
+) -> None:
+    """Failure signatures and their change, tool-usage error classes, approvals, notes.
+
+    Ablations written before these figures existed have none: nothing is printed.
+    """
+    if "signatures" not in data:
+        return
+    s = Table(title=f"Failure signatures (failed trials) and change against {ref}")
+    for col in (
+        "configuration",
+        "signatures",
+        f"change against {ref}",
+        "tool usage by unrecovered error class",
+        "approval gate: held / approved / refused",
+        "per-trial outcomes",
+    ):
+        s.add_column(col, justify="left")
+    for n in names:
+        sig = data["signatures"].get(n, {})
+        change = data["signature_change"].get(n)
+        same = data["same_outcomes_as_reference"].get(n)
+        gate = data["approvals"].get(n)
+        s.add_row(
+            n,
+            ", ".join(f"{k} {v}" for k, v in sig.items()) or "none",
+            "" if n == ref else (_counts(change) if change else "no change"),
+            ", ".join(f"{k} {v}" for k, v in data["tool_usage_by_error_class"][n].items())
+            or "none",
+            "no gate"
+            if gate is None
+            else f"{gate['held']} / {gate['approved']} / {gate['refused']}",
+            "" if n == ref else ("identical to the reference" if same else "differ"),
+        )
+    console.print(s)
+    for n, note in data.get("notes", {}).items():
+        console.print(f"note: {n} {note}", highlight=False)

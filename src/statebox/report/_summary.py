@@ -177,7 +177,30 @@ def _failures(rows: Sequence[TrialRow]) -> dict[str, Any]:
             "would have said done)",
         },
         "tool_grader_fooled": _share(fooled, n),
+        # Which class of tool error the agent did not recover from (docs/mitigations.md);
+        # "none unrecovered": every error was made good later (or a record from before
+        # error classes, which names none).
+        "tool_usage_by_error_class": dict(
+            sorted(
+                Counter(
+                    r.unrecovered_error or "none unrecovered"
+                    for r in failed
+                    if r.signature == "tool_usage"
+                ).items()
+            )
+        ),
+        "approvals": _approvals(rows),
     }
+
+
+def _approvals(rows: Sequence[TrialRow]) -> dict[str, int] | None:
+    """The approval gate's counts over the trials (None: no trial ran behind a gate)."""
+    gated = [r for r in rows if r.approvals_held]
+    if not gated:
+        return None
+    held = sum(r.approvals_held for r in gated)
+    refused = sum(r.approvals_refused for r in gated)
+    return {"held": held, "approved": held - refused, "refused": refused}
 
 
 def _cost(rows: Sequence[TrialRow], dependable: int) -> dict[str, Any]:

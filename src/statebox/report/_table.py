@@ -17,6 +17,10 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from statebox.tools import ERROR_HINTS
+
+_HINTS: dict[str, str] = {str(k): v for k, v in ERROR_HINTS.items()}
+
 __all__ = [
     "METRIC_LABELS",
     "SHORT_LABELS",
@@ -214,6 +218,41 @@ def _signatures(console: Console, summary: dict[str, Any]) -> None:
     console.print(table)
 
 
+def _error_classes(console: Console, summary: dict[str, Any]) -> None:
+    """Tool-usage failures by the class of the error the agent did not recover from."""
+    agents = summary["agents"]
+    per = {n: a["failures"].get("tool_usage_by_error_class") or {} for n, a in agents.items()}
+    classes = sorted({c for counts in per.values() for c in counts})
+    gates = {n: a["failures"].get("approvals") for n, a in agents.items()}
+    if classes:
+        table = Table(
+            title="tool_usage failures by the error class the agent did not recover from",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+        )
+        table.add_column("error class", no_wrap=True)
+        for name in agents:
+            table.add_column(name, justify="right")
+        table.add_column("what the agent could have done", max_width=56)
+        for c in classes:
+            table.add_row(c, *[str(per[n].get(c, 0)) for n in agents], _HINTS.get(c, ""))
+        console.print(table)
+    if any(g is not None for g in gates.values()):
+        table = Table(
+            title="approval gate: irreversible calls held for an approver",
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            pad_edge=False,
+        )
+        for col in ("entry", "held", "approved", "refused"):
+            table.add_column(col, justify="left" if col == "entry" else "right")
+        for n, g in gates.items():
+            if g is not None:
+                table.add_row(n, str(g["held"]), str(g["approved"]), str(g["refused"]))
+        console.print(table)
+
+
 def _weak_evaluator(console: Console, summary: dict[str, Any]) -> None:
     table = Table(
         title="weak evaluator: failed trials a tool-call grader would pass",
@@ -352,6 +391,7 @@ def print_summary(summary: dict[str, Any], console: Console | None = None) -> No
     for name, s in summary["agents"].items():
         _agent_tables(console, name, s)
     _signatures(console, summary)
+    _error_classes(console, summary)
     if any(s["failures"]["failed_trials"] for s in summary["agents"].values()):
         _weak_evaluator(console, summary)
     _users(console, summary)

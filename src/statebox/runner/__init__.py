@@ -16,6 +16,13 @@ from statebox.runner._environment import (
     TrialJudge,
 )
 from statebox.runner._executor import TrialExecutor
+from statebox.runner._mitigations import (
+    BUILTIN_APPROVERS,
+    MitigatedFactory,
+    Mitigations,
+    check_approval_gate,
+    trial_mitigations,
+)
 from statebox.runner._progress import NullProgress, ProgressSink
 from statebox.runner._ray import RayExecutor
 from statebox.runner._ray_worker import RegistrySetup, WorkerKit, WorkerSetup
@@ -40,12 +47,15 @@ from statebox.runner._verify import (
 )
 
 __all__ = [
+    "BUILTIN_APPROVERS",
     "Campaign",
     "CampaignResult",
     "ChecksTasks",
     "DeclaresWrites",
     "Environment",
     "Flip",
+    "MitigatedFactory",
+    "Mitigations",
     "NullProgress",
     "Portable",
     "ProgressSink",
@@ -65,6 +75,7 @@ __all__ = [
     "campaign_policy_mode",
     "campaign_tasks",
     "campaign_verdict_settings",
+    "check_approval_gate",
     "comparable_verdict",
     "first_difference",
     "manifest_differences",
@@ -73,6 +84,7 @@ __all__ = [
     "rejudge_campaign",
     "replay_trial",
     "run_campaign",
+    "trial_mitigations",
     "verdict_changes",
     "verify_campaign",
 ]

@@ -34,7 +34,14 @@ import statebox
 from statebox.agents import Agent, AgentError, AgentFactory, AgentLimitReached, TrialContext
 from statebox.dialogue import UserBehaviour, audit_user_turns
 from statebox.domains import Domain
-from statebox.episode import Episode, Event, Limits, TerminationReason, UserSimulator
+from statebox.episode import (
+    ApproverFactory,
+    Episode,
+    Event,
+    Limits,
+    TerminationReason,
+    UserSimulator,
+)
 from statebox.errors import ConfigError, StateboxError
 from statebox.judge import (
     Judge,
@@ -53,6 +60,7 @@ from statebox.records import (
     MANIFEST_FILE,
     RESULTS_FILE,
     AgentInfo,
+    ApprovalCounts,
     ErrorRecord,
     Manifest,
     ResultsWriter,
@@ -70,6 +78,7 @@ from statebox.registry import Registry
 from statebox.runner._environment import ChecksTasks, DeclaresWrites, Environment, TrialJudge
 from statebox.runner._executor import RecordSink, TrialExecutor
 from statebox.runner._faults import golden_write_calls, warn_inapplicable_faults
+from statebox.runner._mitigations import BUILTIN_APPROVERS, Mitigations, check_approval_gate
 from statebox.runner._progress import NullProgress, ProgressSink
 from statebox.tasks import Task, WorldCache, bundle_hash
 from statebox.users import RuleUserFactory
@@ -127,6 +136,12 @@ class Campaign(NamedTuple):
     """Settings that can change a verdict, beyond those the campaign itself records
     (limits, the user and judge models): endpoints, the models file, agent options.
     JSON values, never a secret. A resume must match every one (`verdict_changes`)."""
+    mitigations: Mitigations = Mitigations()
+    """Tool surface and approval gate of every agent without its own (a
+    `MitigatedFactory` carries its own); recorded in the manifest."""
+    approvers: Mapping[str, ApproverFactory] = {}
+    """Approver factories by gate name beyond the built-in ``simulated`` and ``human``
+    (``llm``: built from the caller's models)."""
 
 
 UserFactory = Callable[[Task, int], UserSimulator]
@@ -175,6 +190,8 @@ def campaign_verdict_settings(c: Campaign) -> dict[str, Any]:
         "trial_timeout_s": c.trial_timeout_s,
         "user_model": c.models.get("user", "rule" if c.users is None else None),
         "judge_model": c.models.get("judge"),
+        # Defaults are left out: a manifest from before mitigations still resumes.
+        **({"mitigations": c.mitigations.model_dump()} if c.mitigations != Mitigations() else {}),
         **dict(c.verdict_settings),
     }
 
@@ -220,6 +237,8 @@ def _manifest(c: Campaign, domains: Mapping[str, Domain | Environment]) -> Manif
             "domains": sorted(domains),
             "policy_mode": c.policy_mode or _TASK_POLICY_MODE,
             "user_behaviour": c.user_behaviour,
+            "tool_surface": c.mitigations.tool_surface,
+            "approval_gate": c.mitigations.approval_gate,
             **({"models": dict(c.models)} if c.models else {}),
             **({"agent_specs": list(c.agent_specs)} if c.agent_specs else {}),
             **dict(c.source_settings),
@@ -411,6 +430,13 @@ class _Runner:
         started = datetime.now(UTC)
         t0 = time.perf_counter()
         user = self.users(task, trial)
+        mitigations: Mitigations = getattr(agent, "mitigations", None) or self.c.mitigations
+        approver = None
+        if mitigations.approval_gate is not None and isinstance(domain, Domain):
+            make = {**BUILTIN_APPROVERS, **self.c.approvers}[mitigations.approval_gate]
+            policy_mode = self.c.policy_mode or task.policy_mode or "prompt"
+            policy = domain.served_policy(policy_mode=policy_mode, record_steps=task.record_steps)
+            approver = make(task, domain.toolset(record_steps=task.record_steps), policy)
         episode = Episode(
             domain,
             task,
@@ -418,6 +444,11 @@ class _Runner:
             worlds=self.worlds,
             limits=self.c.limits,
             policy_mode=self.c.policy_mode,
+            tool_surface=mitigations.tool_surface,
+            distractors=mitigations.distractors,
+            # An outside agent reaches the tools through a served surface (the gateway).
+            served=bool(getattr(agent, "serves_tools", False)),
+            approver=approver,
         )
         verdict: Verdict | None = None
         error: str | None = None
@@ -525,6 +556,7 @@ class _Runner:
             thoughts=tuple(getattr(actor, "thoughts", ())),
             thought_steps=tuple(getattr(actor, "thought_steps", ())),
             user=user_info,
+            approvals=ApprovalCounts.of(transcript) if approver is not None else None,
         )
         record = self.write_record(record)
         self.progress.trial_done(record)
@@ -628,6 +660,10 @@ async def run_campaign(
         raise ConfigError("trials and concurrency must be at least 1")
     if not c.agents:
         raise ConfigError("no agent to run")
+    for a in c.agents:
+        check_approval_gate(
+            (getattr(a, "mitigations", None) or c.mitigations).approval_gate, c.approvers
+        )
     if c.user_behaviour not in {b.value for b in UserBehaviour}:
         raise ConfigError(
             f"unknown user behaviour {c.user_behaviour!r}; choose from "

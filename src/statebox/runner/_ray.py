@@ -129,6 +129,13 @@ class RayExecutor:
                 "the Ray executor rebuilds agents on its workers from their specs: "
                 "give Campaign.agent_specs, one per agent"
             )
+        if c.mitigations.approval_gate not in (None, "simulated"):
+            # The workers rebuild approvers from the manifest: only the simulated one
+            # needs nothing from the driver (a model client, a terminal).
+            raise ConfigError(
+                f"--approval-gate {c.mitigations.approval_gate} does not run on Ray workers; "
+                "use --approval-gate simulated or the local executor"
+            )
         try:
             import ray
         except ImportError:

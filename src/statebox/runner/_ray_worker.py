@@ -37,6 +37,7 @@ from statebox.llm import limiting
 from statebox.records import ErrorRecord, Manifest, TrialRecord
 from statebox.registry import Registry, default_registry, load_domain_ref
 from statebox.runner._campaign import Campaign, UserFactory, _Runner
+from statebox.runner._mitigations import trial_mitigations
 from statebox.runner._progress import NullProgress
 from statebox.tasks import Task
 
@@ -255,6 +256,7 @@ class TrialWorker:
             limits=config.limits,
             trial_timeout_s=config.trial_timeout_s,
             policy_mode=config.policy_mode,
+            mitigations=trial_mitigations(config.manifest, ""),
             users=kit.users,
             user_behaviour=str(config.manifest.settings.get("user_behaviour", "cooperative")),
             models={str(k): str(v) for k, v in config.manifest.settings.get("models", {}).items()},

@@ -35,6 +35,7 @@ from statebox.records import (
     write_manifest,
 )
 from statebox.registry import Registry
+from statebox.runner._mitigations import trial_mitigations
 from statebox.runner._replay import Replayed, replay_trial
 from statebox.runner._verify import campaign_limits, campaign_policy_mode
 from statebox.tasks import Task, WorldCache, bundle_hash
@@ -183,6 +184,7 @@ async def rejudge_campaign(
             replayed = await replay_trial(
                 r, task, domains[task.domain], judges[task.domain],
                 worlds=worlds, limits=limits, policy_mode=mode,
+                mitigations=trial_mitigations(manifest, r.agent_id),
             )  # fmt: skip
             gone = _inapplicable(r, replayed)
             if gone is not None:

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from statebox.domains import Domain
 from statebox.episode import (
     Action,
+    ApprovalDecision,
     CallTool,
     End,
     Episode,
@@ -31,12 +32,15 @@ from statebox.episode import (
 from statebox.judge import Judge, RubricJudge, Verdict
 from statebox.kit import PolicyMode
 from statebox.records import TrialRecord, TrialStatus
+from statebox.runner._mitigations import Mitigations
 from statebox.tasks import Task, WorldCache
+from statebox.tools import ToolCall
 
 __all__ = [
     "Replayed",
     "comparable_verdict",
     "first_difference",
+    "predates_error_classes",
     "recorded_actions",
     "replay_trial",
 ]
@@ -66,6 +70,23 @@ def recorded_actions(transcript: Sequence[Event]) -> list[Action]:
         elif e.kind == "end":
             out.append(End(text=e.text or ""))
     return out
+
+
+class _RecordedApprover:
+    """Decides as the recording's approver did, in order; a call it never held: refused."""
+
+    name = "recorded"
+
+    def __init__(self, transcript: Sequence[Event]) -> None:
+        self._decisions = [e.approval for e in transcript if e.approval is not None]
+        self._i = 0
+
+    async def decide(self, call: ToolCall) -> ApprovalDecision:
+        i = self._i
+        self._i += 1
+        if i < len(self._decisions):
+            return self._decisions[i]
+        return ApprovalDecision(approver="recorded", approved=False, reason="not in the record")
 
 
 class _RecordedUser:
@@ -98,6 +119,7 @@ async def replay_trial(
     limits: Limits,
     policy_mode: PolicyMode | None,
     rubric: RubricJudge | None = None,
+    mitigations: Mitigations | None = None,
 ) -> Replayed:
     """Play ``record``'s transcript back on a fresh world of ``task`` and judge it.
 
@@ -110,10 +132,15 @@ async def replay_trial(
         limits: The campaign's episode limits.
         policy_mode: The campaign's policy mode (None: each task's own).
         rubric: Answers rubric questions instead of the judge's own model.
+        mitigations: The trial's tool surface (`trial_mitigations`); its approval
+            gate's decisions come from the record (None: no mitigations).
 
     Returns:
         The replay's transcript, verdict, status and termination.
     """
+    m = mitigations or Mitigations()
+    gated = m.approval_gate is not None or any(e.approval for e in record.transcript)
+    approver = _RecordedApprover(record.transcript) if gated else None
     episode = Episode(
         domain,
         task,
@@ -121,6 +148,9 @@ async def replay_trial(
         worlds=worlds,
         limits=limits,
         policy_mode=policy_mode,
+        tool_surface=m.tool_surface,
+        distractors=m.distractors,
+        approver=approver,
     )
     try:
         obs = await episode.reset()
@@ -167,7 +197,7 @@ def first_difference(
             shown = a or b
             assert shown is not None  # one of the two exists within the range
             return i, f"event {i + 1}: {missing} an extra {shown.kind} event"
-        if a == b:
+        if a == b or a == _unclassified(a, b):
             continue
         if a.kind == "tool_call" and a.call is not None:
             what = f"call {calls} ({a.call.tool})"
@@ -179,6 +209,26 @@ def first_difference(
             )
         return i, f"event {i + 1} ({a.kind}) differs"
     return None
+
+
+def predates_error_classes(transcript: Sequence[Event]) -> bool:
+    """Whether a recorded transcript holds a tool error without a class (an older record)."""
+    return any(
+        e.result is not None and e.result.error is not None and e.result.error.error_class is None
+        for e in transcript
+    )
+
+
+def _unclassified(recorded: Event, replayed: Event) -> Event:
+    """``replayed`` as a record from before error classes would hold it (no class, no hint).
+
+    Only where ``recorded`` is such a record: an old campaign verifies unchanged.
+    """
+    a, b = recorded.result, replayed.result
+    if a is None or b is None or a.error is None or b.error is None or a.error.error_class:
+        return replayed
+    error = b.error.model_copy(update={"error_class": None, "hint": None})
+    return replayed.model_copy(update={"result": b.model_copy(update={"error": error})})
 
 
 def _short(value: Any, limit: int = 160) -> str:

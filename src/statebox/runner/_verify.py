@@ -23,10 +23,12 @@ from statebox.kit import PolicyMode
 from statebox.records import Manifest, TrialRecord, TrialStatus, trial_id
 from statebox.registry import Registry, load_domain_ref
 from statebox.runner._campaign import _git_revision
+from statebox.runner._mitigations import trial_mitigations
 from statebox.runner._replay import (
     Replayed,
     comparable_verdict,
     first_difference,
+    predates_error_classes,
     replay_trial,
 )
 from statebox.tasks import Task, WorldCache, bundle_hash, load_tasks
@@ -222,6 +224,7 @@ async def verify_campaign(
         replayed = await replay_trial(
             r, task, domains[task.domain], judges[task.domain],
             worlds=worlds, limits=limits, policy_mode=mode,
+            mitigations=trial_mitigations(manifest, r.agent_id),
         )  # fmt: skip
         checks.append(_compare(r, replayed))
     return VerifyReport(differences, checks, skipped)
@@ -287,6 +290,9 @@ def _compare(r: TrialRecord, replayed: Replayed) -> TrialCheck:
     asked = any(c.kind == "rubric" and not c.skipped for c in r.verdict.checks)
     old = comparable_verdict(r.verdict, drop_rubric=asked)
     new = comparable_verdict(replayed.verdict, drop_rubric=asked)
+    if predates_error_classes(r.transcript):  # recorded before verdicts named the class
+        old.pop("unrecovered_error", None)
+        new.pop("unrecovered_error", None)
     if old != new:
         names = _differing_checks(old, new)
         return TrialCheck(r.trial_id, False, f"verdict differs: {names}")

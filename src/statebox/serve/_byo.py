@@ -141,6 +141,9 @@ class HttpAgentFactory:
     """
 
     name = "http"
+    serves_tools = True
+    """Its tools are served (the MCP gateway): a ``full`` tool surface does not widen a
+    task's allowlist (docs/mitigations.md)."""
 
     def __init__(
         self, url: str, timeout_s: float = 300.0, max_answer_bytes: int = MAX_ANSWER_BYTES

@@ -42,7 +42,7 @@ from starlette.types import Receive, Scope, Send
 
 from statebox.serve._failures import EpisodeSystemError
 from statebox.serve._sessions import Session, SessionStore, is_reserved_name, same_secret
-from statebox.tools import ToolResult
+from statebox.tools import ERROR_HINTS, ErrorClass, ToolFailure, ToolResult
 
 __all__ = ["MAX_BODY_BYTES", "McpGateway"]
 
@@ -62,8 +62,13 @@ def _bearer(scope: Scope) -> str | None:
     return None
 
 
-def _error(kind: str, message: str) -> types.CallToolResult:
-    payload = {"error": {"kind": kind, "message": message}}
+def _error(error: ToolFailure | tuple[str, str, ErrorClass]) -> types.CallToolResult:
+    if isinstance(error, tuple):  # refused by the gateway itself: (kind, message, class)
+        kind, message, klass = error
+        view = {"kind": kind, "class": klass, "message": message, "hint": ERROR_HINTS[klass]}
+    else:
+        view = error.agent_view()
+    payload = {"error": view}
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=json.dumps(payload))],
         structuredContent=payload,
@@ -75,7 +80,7 @@ def tool_result_to_mcp(result: ToolResult) -> types.CallToolResult:
     """An episode `ToolResult` as an MCP tool result (``isError`` for refusals)."""
     if not result.ok:
         assert result.error is not None  # a failed result carries its error
-        return _error(result.error.kind, result.error.message)
+        return _error(result.error)
     payload = {"result": result.output}
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=json.dumps(result.output))],
@@ -147,9 +152,15 @@ class McpGateway:
         async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
             session = current()
             if session.system_error is not None:
-                return _error("system_error", _SYSTEM_ERROR)
+                return _error(("system_error", _SYSTEM_ERROR, "transient"))
             if session.episode.done:
-                return _error("invalid_state", "the episode has ended; no more tool calls")
+                return _error(
+                    (
+                        "invalid_state",
+                        "the episode has ended; no more tool calls",
+                        "precondition_failed",
+                    )
+                )
             args = dict(arguments or {})
             if is_reserved_name(name):
                 message = f"{name!r} is a lifecycle name, not a tool"
@@ -157,7 +168,7 @@ class McpGateway:
             try:
                 result = await session.call_tool(name, args)
             except EpisodeSystemError:
-                return _error("system_error", _SYSTEM_ERROR)
+                return _error(("system_error", _SYSTEM_ERROR, "transient"))
             return tool_result_to_mcp(result)
 
         security = (

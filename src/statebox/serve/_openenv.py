@@ -125,7 +125,7 @@ _CLIENT: contextvars.ContextVar[str] = contextvars.ContextVar("statebox_openenv_
 
 
 def _agent_result(r: ToolResult) -> dict[str, Any]:
-    error = None if r.error is None else {"kind": r.error.kind, "message": r.error.message}
+    error = None if r.error is None else r.error.agent_view()
     return {"tool": r.tool, "ok": r.ok, "output": r.output, "error": error}
 
 

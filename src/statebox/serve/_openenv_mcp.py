@@ -61,7 +61,7 @@ def call_result(result: ToolResult) -> dict[str, Any]:
         payload: dict[str, Any] = {"result": result.output}
     else:
         assert result.error is not None  # a failed result carries its error
-        data = {"error": {"kind": result.error.kind, "message": result.error.message}}
+        data = {"error": result.error.agent_view()}
         payload = data
     return {
         "content": [{"type": "text", "text": json.dumps(data)}],

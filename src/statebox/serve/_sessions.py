@@ -200,6 +200,7 @@ class TaskCatalog:
             worlds=self.worlds,
             limits=self.limits,
             policy_mode=self.policy_mode,
+            served=True,  # the task's allowlist is the boundary of a served surface
         )
 
     async def judge(self, task: Task, episode: Episode) -> Verdict:

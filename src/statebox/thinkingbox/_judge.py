@@ -34,6 +34,7 @@ from statebox.judge import (
     compare,
     failure_signature,
     termination_check,
+    unrecovered_error,
     weak_evaluator_flags,
 )
 from statebox.tasks import Task
@@ -236,12 +237,13 @@ class TbJudge:
             actual_effects=tuple(actual),
             # An unjudged rubric question fails closed and signs "unjudged" (the judge's
             # precedence), like statebox's own verdicts.
-            signature=failure_signature(checks, expected, results, termination),
+            signature=(signature := failure_signature(checks, expected, results, termination)),
             flags=WeakEvaluatorFlags(
                 clean_termination=weak.clean_termination,
                 called_mutating_tool=changed,
                 last_tool_ok=weak.last_tool_ok,
             ),
+            unrecovered_error=unrecovered_error(results) if signature is not None else None,
         )
 
     @staticmethod

@@ -26,7 +26,7 @@ from typing import Any
 from statebox.episode import ToolInfo
 from statebox.errors import BackendError
 from statebox.thinkingbox._process import McpProcess
-from statebox.tools import ToolCall, ToolFailure, ToolResult
+from statebox.tools import DispatchErrorKind, ErrorClass, ToolCall, ToolFailure, ToolResult
 
 __all__ = ["RESERVED_PREFIX", "TbSession", "is_reserved"]
 
@@ -39,6 +39,30 @@ _INPUT_VALIDATION = "Input validation error"
 """How the MCP SDK's low-level server starts a refusal of arguments against the schema."""
 
 
+_MESSAGE_CLASSES: tuple[tuple[tuple[str, ...], ErrorClass], ...] = (
+    (("not found", "does not exist", "no such", "unknown "), "not_found"),
+    (("already", "duplicate", "exists"), "conflict"),
+    (("not allowed", "not permitted", "permission", "forbidden", "unauthori"), "forbidden"),
+    (("timed out", "timeout", "temporarily", "try again", "unavailable"), "transient"),
+)
+"""Words of a ThinkingBox server's error text → its class (the servers send no kind)."""
+
+
+def _message_class(kind: str, text: str) -> ErrorClass | None:
+    """The class of a ThinkingBox tool error, where its text says; None: the kind's default.
+
+    The servers report every refusal as plain text: the kind stays what statebox always
+    recorded (ThinkingBox-Bench runs unchanged) and only the class is refined.
+    """
+    if kind == "invalid_arguments":
+        return None
+    low = text.lower()
+    for words, klass in _MESSAGE_CLASSES:
+        if any(w in low for w in words):
+            return klass
+    return None
+
+
 def is_reserved(name: str) -> bool:
     """Whether ``name`` is a reserved lifecycle name (``__reserved__*``, any case)."""
     return name.lower().startswith(RESERVED_PREFIX)
@@ -49,7 +73,7 @@ def _unknown(call: ToolCall) -> ToolResult:
         tool=call.tool,
         call_id=call.id,
         ok=False,
-        error=ToolFailure(kind="unknown_tool", message=f"no tool named {call.tool!r}"),
+        error=ToolFailure.of("unknown_tool", f"no tool named {call.tool!r}"),
         mutating=False,
     )
 
@@ -128,14 +152,14 @@ class TbSession:
             return _unknown(call)
         out = await self.processes[server].call_tool(call.tool, dict(call.args))
         if out.is_error:
-            kind = (
+            kind: DispatchErrorKind = (
                 "invalid_arguments" if out.text.startswith(_INPUT_VALIDATION) else "invalid_state"
             )
             return ToolResult(
                 tool=call.tool,
                 call_id=call.id,
                 ok=False,
-                error=ToolFailure(kind=kind, message=out.text),
+                error=ToolFailure.of(kind, out.text, _message_class(kind, out.text)),
             )
         return ToolResult(tool=call.tool, call_id=call.id, ok=True, output=out.payload)
 

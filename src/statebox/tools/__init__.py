@@ -1,7 +1,15 @@
 """Tools: typed functions over a world, their schemas, and the allowlisted dispatcher."""
 
 from statebox.tools._dispatch import Dispatcher, ToolCall, ToolFailure, ToolResult, tool_map
-from statebox.tools._errors import DispatchErrorKind, ToolError, ToolErrorKind
+from statebox.tools._errors import (
+    ERROR_CLASSES,
+    ERROR_HINTS,
+    DispatchErrorKind,
+    ErrorClass,
+    ToolError,
+    ToolErrorKind,
+    error_class_for,
+)
 from statebox.tools._spec import (
     INT64_MAX,
     INT64_MIN,
@@ -14,12 +22,15 @@ from statebox.tools._spec import (
 )
 
 __all__ = [
+    "ERROR_CLASSES",
+    "ERROR_HINTS",
     "INT64_MAX",
     "INT64_MIN",
     "REQUIRED",
     "RESERVED_TOOL_NAMES",
     "DispatchErrorKind",
     "Dispatcher",
+    "ErrorClass",
     "ToolCall",
     "ToolError",
     "ToolErrorKind",
@@ -27,6 +38,7 @@ __all__ = [
     "ToolParam",
     "ToolResult",
     "ToolSpec",
+    "error_class_for",
     "make_tool",
     "tool",
     "tool_map",

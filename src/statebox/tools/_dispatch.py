@@ -24,7 +24,13 @@ from pydantic_core import to_jsonable_python
 
 from statebox._model import Model
 from statebox.errors import DomainError
-from statebox.tools._errors import DispatchErrorKind, ToolError
+from statebox.tools._errors import (
+    ERROR_HINTS,
+    DispatchErrorKind,
+    ErrorClass,
+    ToolError,
+    error_class_for,
+)
 from statebox.tools._spec import ToolSpec
 from statebox.world import World
 
@@ -43,12 +49,44 @@ class ToolCall(Model):
 
 
 class ToolFailure(Model):
-    """Why a call was refused."""
+    """Why a call was refused.
+
+    Records written before error classes existed carry no ``error_class`` and no
+    ``hint``: `classified` and `agent_view` derive them from the kind, so old records
+    load, report and verify unchanged.
+    """
 
     kind: DispatchErrorKind
     """Error kind."""
     message: str
     """Agent-facing explanation."""
+    error_class: ErrorClass | None = None
+    """What the agent can do about it (docs/mitigations.md); None: a record from before
+    classes (derived from ``kind``)."""
+    hint: str | None = None
+    """The class's agent-facing hint; None: a record from before classes."""
+
+    @classmethod
+    def of(
+        cls, kind: DispatchErrorKind, message: str, error_class: ErrorClass | None = None
+    ) -> ToolFailure:
+        """A refusal with its class (the kind's default unless refined) and hint."""
+        klass = error_class or error_class_for(kind)
+        return cls(kind=kind, message=message, error_class=klass, hint=ERROR_HINTS[klass])
+
+    def classified(self) -> ErrorClass:
+        """The class: the recorded one, else the kind's default."""
+        return self.error_class or error_class_for(self.kind)
+
+    def agent_view(self) -> dict[str, str]:
+        """What the agent is sent: kind, class, message and hint."""
+        klass = self.classified()
+        return {
+            "kind": self.kind,
+            "class": klass,
+            "message": self.message,
+            "hint": self.hint or ERROR_HINTS[klass],
+        }
 
 
 class ToolResult(Model):
@@ -70,12 +108,18 @@ class ToolResult(Model):
     """Whether the call changed the world."""
 
 
-def _error(call: ToolCall, kind: DispatchErrorKind, message: str, mutating: bool) -> ToolResult:
+def _error(
+    call: ToolCall,
+    kind: DispatchErrorKind,
+    message: str,
+    mutating: bool,
+    error_class: ErrorClass | None = None,
+) -> ToolResult:
     return ToolResult(
         tool=call.tool,
         call_id=call.id,
         ok=False,
-        error=ToolFailure(kind=kind, message=message),
+        error=ToolFailure.of(kind, message, error_class),
         mutating=mutating,
     )
 
@@ -91,6 +135,11 @@ def _binding_error(exc: BaseException) -> bool:
     # unlike a bug in the SQL ("Incorrect number of bindings supplied").
     text = str(exc).lower()
     return isinstance(exc, sqlite3.ProgrammingError) and "error binding parameter" in text
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc).lower()
+    return "locked" in text or "busy" in text
 
 
 def _validation_message(exc: ValidationError) -> str:
@@ -127,18 +176,15 @@ class Dispatcher:
         """The allowlisted tools, sorted by name (what an agent may see)."""
         return [self._tools[n] for n in sorted(self._allowed)]
 
-    def call(self, call: ToolCall) -> ToolResult:
-        """Run one call in one transaction.
+    def refusal(self, call: ToolCall) -> ToolResult | None:
+        """The refusal ``call`` would get before its tool runs, else None; runs nothing.
 
-        Returns:
-            A `ToolResult`; refusals (unknown, not allowed, bad arguments, `ToolError`,
-            a violated constraint, a value SQLite cannot bind) carry an error and leave
-            the world unchanged.
-
-        Raises:
-            DomainError: A tool declared read-only wrote to the world (rolled back).
-            Exception: Any other exception from the tool is a bug and propagates.
+        Refusals before a tool runs: unknown or not allowed, bad arguments.
         """
+        checked = self._validate(call)
+        return checked if isinstance(checked, ToolResult) else None
+
+    def _validate(self, call: ToolCall) -> ToolResult | tuple[ToolSpec, Any]:
         spec = self._tools.get(call.tool)
         # A tool outside the allowlist gets the very answer a nonexistent one gets: the
         # agent must not learn which tools exist beyond those it was given.
@@ -154,6 +200,24 @@ class Dispatcher:
             args = spec.params.model_validate_json(payload, strict=True)
         except ValidationError as exc:
             return _error(call, "invalid_arguments", _validation_message(exc), spec.mutates)
+        return spec, args
+
+    def call(self, call: ToolCall) -> ToolResult:
+        """Run one call in one transaction.
+
+        Returns:
+            A `ToolResult`; refusals (unknown, not allowed, bad arguments, `ToolError`,
+            a violated constraint, a value SQLite cannot bind) carry an error and leave
+            the world unchanged.
+
+        Raises:
+            DomainError: A tool declared read-only wrote to the world (rolled back).
+            Exception: Any other exception from the tool is a bug and propagates.
+        """
+        checked = self._validate(call)
+        if isinstance(checked, ToolResult):
+            return checked
+        spec, args = checked
         kwargs = {name: getattr(args, name) for name in type(args).model_fields}
         conn = self.world.conn
         try:
@@ -164,9 +228,19 @@ class Dispatcher:
                     raise DomainError(f"tool {spec.name} is declared read-only but wrote")
                 output = to_jsonable_python(out)
         except ToolError as exc:
-            return _error(call, exc.kind, exc.message, spec.mutates)
+            return _error(call, exc.kind, exc.message, spec.mutates, exc.error_class)
         except sqlite3.IntegrityError as exc:
-            return _error(call, "invalid_state", f"constraint failed: {exc}", spec.mutates)
+            # A UNIQUE or primary-key clash is a duplicate of a record that exists.
+            unique = "unique" in str(exc).lower()
+            message = f"constraint failed: {exc}"
+            klass: ErrorClass | None = "conflict" if unique else None
+            return _error(call, "invalid_state", message, spec.mutates, klass)
+        except sqlite3.OperationalError as exc:
+            if not _busy(exc):
+                raise
+            # A locked or busy database: nothing ran (rolled back); a retry may succeed.
+            message = f"the database is busy, try again: {exc}"
+            return _error(call, "invalid_state", message, spec.mutates, "transient")
         except (OverflowError, sqlite3.Error) as exc:
             if not _binding_error(exc):
                 raise

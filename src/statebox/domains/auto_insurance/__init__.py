@@ -23,6 +23,16 @@ DOMAIN = Domain.from_folder(
     Path(__file__).parent,
     seed=seed_rows,
     tools=ALL_TOOLS,
+    irreversible=(
+        "schedule_cancellation",
+        "withdraw_claim",
+        "waive_fee",
+        "pay_fee",
+        "pay_installment",
+        "remove_coverage",
+        "remove_driver",
+        "remove_vehicle",
+    ),  # held by --approval-gate
     step_tools=STEP_TOOLS,
     extra_schema=STEP_SCHEMA,
     field_policy=FieldPolicy(

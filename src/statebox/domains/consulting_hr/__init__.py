@@ -25,6 +25,14 @@ DOMAIN = Domain.from_folder(
     Path(__file__).parent,
     seed=seed_rows,
     tools=ALL_TOOLS,
+    irreversible=(
+        "offboard_employee",
+        "disable_all_accounts",
+        "grant_site_access",
+        "approve_expense_claim",
+        "approve_travel_request",
+        "cancel_enrolment",
+    ),  # held by --approval-gate
     step_tools=STEP_TOOLS,
     extra_schema=STEP_SCHEMA,
     field_policy=FieldPolicy(

@@ -23,6 +23,13 @@ DOMAIN = Domain.from_folder(
     Path(__file__).parent,
     seed=seed_rows,
     tools=ALL_TOOLS,
+    irreversible=(
+        "grant_access",
+        "extend_access",
+        "remote_wipe_device",
+        "disable_account",
+        "cancel_hardware_order",
+    ),  # held by --approval-gate
     step_tools=STEP_TOOLS,
     extra_schema=STEP_SCHEMA,
     field_policy=FieldPolicy(

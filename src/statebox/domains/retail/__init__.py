@@ -22,6 +22,14 @@ DOMAIN = Domain.from_folder(
     Path(__file__).parent,
     seed=seed_rows,
     tools=ALL_TOOLS,
+    irreversible=(
+        "issue_refund",
+        "issue_store_credit",
+        "cancel_order",
+        "approve_return",
+        "reship_order",
+        "redeem_points",
+    ),  # held by --approval-gate
     step_tools=STEP_TOOLS,
     extra_schema=STEP_SCHEMA,
     field_policy=FieldPolicy(

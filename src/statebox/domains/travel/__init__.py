@@ -24,6 +24,12 @@ DOMAIN = Domain.from_folder(
     Path(__file__).parent,
     seed=seed_rows,
     tools=ALL_TOOLS,
+    irreversible=(
+        "issue_refund",
+        "issue_travel_credit",
+        "cancel_booking",
+        "approve_corporate_booking",
+    ),  # held by --approval-gate
     step_tools=STEP_TOOLS,
     extra_schema=STEP_SCHEMA,
     field_policy=FieldPolicy(

@@ -215,6 +215,20 @@
   ft.appendChild(el("p", { cls: "note", text: "Effects of judged failed trials; the kinds overlap (a trial can have several)." }));
   ft.appendChild(table(["entry", "failed trials", "judged", "with missing effects", "with wrong values", "with extra effects"],
     ENTRIES.map(function (n) { var f = S.agents[n].failures; return [n, f.failed_trials, f.judged_failed_trials, fmt(f.with_missing), fmt(f.with_wrong), fmt(f.with_extra)]; })));
+  var CLS = {};
+  ENTRIES.forEach(function (n) { Object.keys(S.agents[n].failures.tool_usage_by_error_class || {}).forEach(function (c) { CLS[c] = 1; }); });
+  var classes = Object.keys(CLS).sort();
+  if (classes.length) {
+    ft.appendChild(el("h3", { text: "tool_usage failures by the error class the agent did not recover from" }));
+    ft.appendChild(table(["error class"].concat(ENTRIES),
+      classes.map(function (c) { return [c].concat(ENTRIES.map(function (n) { return (S.agents[n].failures.tool_usage_by_error_class || {})[c] || 0; })); })));
+  }
+  var gated = ENTRIES.filter(function (n) { return S.agents[n].failures.approvals; });
+  if (gated.length) {
+    ft.appendChild(el("h3", { text: "Approval gate: irreversible calls held for an approver" }));
+    ft.appendChild(table(["entry", "held", "approved", "refused"],
+      gated.map(function (n) { var a = S.agents[n].failures.approvals; return [n, a.held, a.approved, a.refused]; })));
+  }
   ft.appendChild(el("h3", { text: "Weak-evaluator table: would a tool-call grader have said done?" }));
   ft.appendChild(table(["entry", "judged failed trials", "ended cleanly + called a mutating tool", "… and last tool result without error"],
     ENTRIES.map(function (n) { var w = S.agents[n].failures.weak_evaluator; return [n, w.judged_failed_trials, fmt(w.clean_and_mutating), fmt(w.clean_mutating_last_tool_ok)]; })));
@@ -348,7 +362,8 @@
       if (e.kind === "tool_call") { calls += 1; }
       if (e.kind === "tool_call") {
         var r = e.result || {};
-        var out = r.ok ? JSON.stringify(r.output) : "ERROR " + (r.error ? r.error.kind + ": " + r.error.message : "");
+        var out = r.ok ? JSON.stringify(r.output) : "ERROR " + (r.error ? r.error.kind + (r.error.error_class ? " [" + r.error.error_class + "]" : "") + ": " + r.error.message : "");
+        if (e.approval) { out = "[" + (e.approval.approved ? "approved" : "REFUSED") + " by " + e.approval.approver + ": " + e.approval.reason + "] " + out; }
         tr.appendChild(el("div", { cls: "event tool_call" + (r.ok ? "" : " error"), text: e.call.tool + "(" + JSON.stringify(e.call.args) + ") → " + out }));
       } else {
         var who = { user_message: "user", agent_message: "agent", end: "agent (end)" }[e.kind];
