@@ -32,6 +32,7 @@ DOMAIN = Domain.from_folder(
         "approve_expense_claim",
         "approve_travel_request",
         "cancel_enrolment",
+        "cancel_travel_request",
     ),  # held by --approval-gate
     step_tools=STEP_TOOLS,
     extra_schema=STEP_SCHEMA,
