@@ -147,8 +147,7 @@ def assemble(serial: int, split: str, builders: Sequence[Builder], mode: Mode, t
 def _candidates(
     writes: Sequence[Builder], refusals: Sequence[Builder], lone_refusals: int
 ) -> Iterator[tuple[list[Builder], Mode, bool]]:
-    """Singles (each way of naming the order, with and without a ticket), a few lone
-    refusals, then pairs."""
+    """Singles (each way to name the order, ± a ticket), a few lone refusals, then pairs."""
     for b in writes:
         for mode, ticket in itertools.product(MODES, (False, True)):
             if mode != "say" or ticket:  # said ids and asked ids: the same calls
