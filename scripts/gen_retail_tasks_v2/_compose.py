@@ -22,7 +22,7 @@ from statebox.judge._shape import _signature
 from statebox.tasks import Task
 
 from ._intents import Builder, ticket_text
-from ._scenario import CUSTOMERS, VOCAB, Ctx, Incompatible, Mode, Part
+from ._scenario import CUSTOMERS, VOCAB, Ctx, Incompatible, Mode
 
 __all__ = ["build_split"]
 
@@ -41,12 +41,17 @@ OPENS_WITH: Final = {
 """The related request a changes-goal user opens with, by the first intent's family."""
 
 
-def _verification(ctx: Ctx) -> tuple[list[Row], Row]:
-    """The identity calls and facts: email with an order id, or email with the full name."""
+def _verification(ctx: Ctx, first_is_order: bool) -> tuple[list[Row], Row]:
+    """The identity calls and facts the first request calls for (policy §2).
+
+    About an order: the email with its id (the full name when the customer has no order
+    number); about the account: the email with the full name.
+    """
     email = ctx.row["email"]
     calls = [call("find_customer_by_email", email=email)]
     facts: Row = {"email": email}
-    order = ctx.mentioned[0] if ctx.mentioned and ctx.mode != "describe" else None
+    by_order = first_is_order and ctx.mode != "describe"
+    order = ctx.mentioned[0] if by_order else None
     if order is not None:
         calls.append(call("verify_customer", customer_id=ctx.customer, email=email, order_id=order))
         if ctx.fact_order is not None:
@@ -66,15 +71,13 @@ def _patch(ctx: Ctx) -> Row:
     return {t: rows[t] for t in _TABLES if t in rows}
 
 
-def _sentence(text: str) -> str:
-    return text[0].upper() + text[1:]
-
-
 def assemble(serial: int, split: str, builders: Sequence[Builder], mode: Mode, ticket: bool) -> Row:
     """One task, or `Incompatible` when its intents cannot share a conversation."""
     ctx = Ctx(serial, CUSTOMERS[(serial * 11 + 3) % len(CUSTOMERS)], mode)
-    parts: list[Part] = [b(ctx, ticket) for b in builders]
-    verify, facts = _verification(ctx)
+    parts = [builders[0](ctx, ticket)]
+    first_is_order = bool(ctx.mentioned)
+    parts += [b(ctx, ticket) for b in builders[1:]]
+    verify, facts = _verification(ctx, first_is_order)
     for p in parts:
         clash = set(p.facts) & set(facts)
         if clash:
@@ -83,11 +86,12 @@ def assemble(serial: int, split: str, builders: Sequence[Builder], mode: Mode, t
     golden = [*verify, *(c for p in parts for c in p.calls)]
     first = parts[0].intent.split(".")
     task_id = f"retail.{first[0]}.{first[1]}"
+    said = [p.opening + ("" if p.opening.endswith("?") else ".") for p in parts]
     if len(parts) == 1:
-        opening = f"Hi, {parts[0].opening}."
+        opening = f"Hi, {said[0]}"
     else:
         opening = "Hi, I have two things. " + " ".join(
-            f"{n}, {p.opening}." for n, p in zip(("First", "Second"), parts, strict=True)
+            f"{n}, {line}" for n, line in zip(("First", "Second"), said, strict=True)
         )
     conduct: Row = {"changed_from": OPENS_WITH[first[0]]}
     for p in parts:

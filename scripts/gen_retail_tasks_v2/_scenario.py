@@ -298,6 +298,17 @@ class Ctx:
             )
         return oid, items
 
+    def distractor(self, product: Row, status: str = "delivered", days_ago: int = 75) -> str:
+        """Another order of this customer, with the same product when the id is given.
+
+        Acting on the wrong one is the trap; when the customer only describes the order,
+        the distractor holds another product, so the description still picks one.
+        """
+        if self.mode == "describe":
+            pool = pick_products(self.rng, 2, category=product["category"])
+            product = next(p for p in pool if p["id"] != product["id"])
+        return self.order(status, [product], days_ago=days_ago)[0]
+
     def exception(self, order_id: str, kind: str, status: str, resolution: str | None) -> None:
         """A carrier exception on the order's shipment."""
         n = order_id.removeprefix("ORD-")
@@ -389,14 +400,18 @@ class Ctx:
         """Read the order (how every order request starts)."""
         return self.once(f"order:{order_id}", call("get_order", order_id=order_id))
 
-    def mention(self, order_id: str, described: str) -> str:
-        """How the customer refers to the order in their request."""
+    def mention(self, order_id: str, described: str = "") -> str:
+        """How the customer refers to the order in their request.
+
+        ``described``: what identifies the order when its id is not given (empty when the
+        request already names the item).
+        """
         self.mentioned.append(order_id)
         if self.mode == "fact" and self.fact_order is None:
             self.fact_order = order_id
             return "my order"
         if self.mode == "describe":
-            return f"my order with the {described}"
+            return f"my order with the {described}" if described else "my order"
         return f"my order {order_id}"
 
 

@@ -45,7 +45,7 @@ def serial_return(ctx: Ctx, ticket: bool) -> Part:
     ]
     return Part(
         intent="returns.serial-check",
-        opening=f"the {name} from {ctx.mention(o, name)} stopped working after a few days "
+        opening=f"the {name} from {ctx.mention(o)} stopped working after a few days "
         "and I want to return it for a refund",
         goal=f"Return the faulty {name} for a refund",
         calls=calls,
@@ -60,6 +60,7 @@ def expired_card_refund(ctx: Ctx, ticket: bool) -> Part:
     product = pick_products(ctx.rng, min_price=40, max_price=300)[0]
     expired = past_month(TODAY, ctx.rng.randint(1, 9))
     o, items = lost_order(ctx, [product], card_expires=expired)
+    ctx.distractor(product)
     total = order_total(items)
     calls = [
         *ctx.open_order(o),
@@ -119,6 +120,7 @@ def missed_code(ctx: Ctx, ticket: bool) -> Part:
     code = ctx.rng.choice(("FALL15", "WELCOME10"))
     products = pick_products(ctx.rng, 2, min_price=45, max_price=200)
     o, items = ctx.order("shipped", products, days_ago=ctx.rng.randint(2, 6))
+    ctx.distractor(products[0], "processing", 2)
     subtotal = round(sum(i["unit_price"] for i in items), 2)
     discount = pct(subtotal, 15) if code == "FALL15" else 10.0
     calls = [
@@ -200,6 +202,7 @@ def new_address(ctx: Ctx, ticket: bool) -> Part:
     """Ship an unshipped order to an address not on file: save it, then re-address."""
     product = pick_products(ctx.rng)[0]
     o, _ = ctx.order("processing", [product], days_ago=2)
+    ctx.distractor(product, "pending", 1)
     line1, city, state, postal = ctx.rng.choice(_NEW_PLACES)
     where = f"{line1}, {city}, {state} {postal}"
     calls = [
@@ -241,7 +244,14 @@ def closed_ticket_escalation(ctx: Ctx, ticket: bool) -> Part:
     amount = pct(product["price"] * qty, 20)
     assert amount > LIMIT[tier], (product, tier)
     closed = ctx.ticket(o, "returns", "Item arrived scratched", status="closed")
-    units = "both units are" if qty == 2 else "it is"
+    thing, it = (
+        (f"both {product['name']} units", "them")
+        if qty == 2
+        else (
+            f"the {product['name']}",
+            "it",
+        )
+    )
     esc, text = escalation(
         ctx,
         o,
@@ -262,9 +272,8 @@ def closed_ticket_escalation(ctx: Ctx, ticket: bool) -> Part:
     ]
     return Part(
         intent="tickets.closed-ticket-escalation",
-        opening=f"the {product['name']} from {ctx.mention(o, product['name'])} arrived "
-        f"scratched ({units} scratched). I'll keep it but I want the usual 20% partial refund; "
-        f"I already wrote about it in ticket {closed}",
+        opening=f"{thing} from {ctx.mention(o)} arrived scratched. I'll keep {it}, but I "
+        f"want the usual 20% partial refund; I already wrote about it in ticket {closed}",
         goal="Get a partial refund for the scratched item",
         calls=calls,
         text=text,
@@ -279,6 +288,7 @@ def late_credit(ctx: Ctx, ticket: bool) -> Part:
     product = pick_products(ctx.rng, min_price=30)[0]
     late = ctx.rng.randint(4, 9)
     o, items = ctx.order("delivered", [product], days_ago=ctx.rng.randint(2, 10), late=late)
+    ctx.distractor(product, days_ago=30)
     amount = pct(order_total(items), 10)
     calls = [
         *ctx.open_order(o),
@@ -310,6 +320,7 @@ def inspect_hold(ctx: Ctx, ticket: bool) -> Part:
     days = ctx.rng.randint(3, WINDOW[tier] - 2)
     product = pick_products(ctx.rng, returnable=1, warranty=False)[0]
     o, items = ctx.order("delivered", [product], days_ago=days)
+    ctx.distractor(product, days_ago=days + 40)
     calls = [
         *ctx.open_order(o),
         *ctx.profile(),
@@ -327,7 +338,7 @@ def inspect_hold(ctx: Ctx, ticket: bool) -> Part:
     return Part(
         intent="returns.change-of-mind",
         opening=f"I'd like to send back the {product['name']} from "
-        f"{ctx.mention(o, product['name'])}; I changed my mind about it",
+        f"{ctx.mention(o)}; I changed my mind about it",
         goal=f"Return the {product['name']}",
         calls=calls,
         description=f"{tier}, {days} days after delivery: no_longer_needed return stays "
@@ -346,7 +357,11 @@ def warranty_screen(ctx: Ctx, ticket: bool) -> Part:
     o, _ = ctx.order(
         "delivered", [product], days_ago=started, warranty={0: ("extended", started, "active")}
     )
-    other = pick_products(ctx.rng, category="electronics", warranty=True)[0]
+    other = next(
+        p
+        for p in pick_products(ctx.rng, 2, category="electronics", warranty=True)
+        if p["id"] != product["id"]
+    )
     ctx.order("delivered", [other], days_ago=40, warranty={0: ("standard", 40, "active")})
     wid = f"WAR-{int(o.removeprefix('ORD-')) - 10000000}0"
     description = f"{name}: the screen cracked and no longer displays properly."
@@ -365,7 +380,7 @@ def warranty_screen(ctx: Ctx, ticket: bool) -> Part:
     ]
     return Part(
         intent="warranty.extended-screen",
-        opening=f"the screen of the {name} from {ctx.mention(o, name)} cracked; "
+        opening=f"the screen of the {name} from {ctx.mention(o)} cracked; "
         "I have the extended warranty",
         goal=f"Get the {name} fixed under the warranty",
         calls=calls,
@@ -412,6 +427,7 @@ def units_left(ctx: Ctx, ticket: bool) -> Part:
     days = ctx.rng.randint(6, WINDOW[tier] - 2)
     product = pick_products(ctx.rng, returnable=1, min_price=20, max_price=160)[0]
     o, items = ctx.order("delivered", [product], days_ago=days, quantities=[2])
+    ctx.distractor(product, days_ago=days + 25)
     items[0]["returned_qty"] = 1
     old = f"RMA-{100 + ctx.serial % 300:05d}"
     ctx.add(
@@ -464,7 +480,7 @@ def units_left(ctx: Ctx, ticket: bool) -> Part:
     ]
     return Part(
         intent="returns.units-left",
-        opening=f"both {product['name']} units from {ctx.mention(o, product['name'])} are "
+        opening=f"both {product['name']} units from {ctx.mention(o)} are "
         "faulty and I want to return both of them",
         goal=f"Return the faulty {product['name']} units",
         calls=calls,
@@ -486,7 +502,7 @@ def window_closed(ctx: Ctx, ticket: bool) -> Part:
     return Part(
         intent="returns.window-closed",
         opening=f"I'd like to return the {product['name']} from "
-        f"{ctx.mention(o, product['name'])}; I don't need it anymore",
+        f"{ctx.mention(o)}; I don't need it anymore",
         goal=f"Return the {product['name']}",
         calls=[*ctx.open_order(o), *ctx.profile()],
         reply=[(f"{window} days", f"{window}-day")],

@@ -33,8 +33,7 @@ def defective_return(ctx: Ctx, ticket: bool) -> Part:
     ]
     return Part(
         intent="returns.defective-approve",
-        opening=f"the {product['name']} from {ctx.mention(o, product['name'])} is defective; "
-        "I want to return it",
+        opening=f"the {product['name']} from {ctx.mention(o)} is defective; I want to return it",
         goal="Return the defective item for a refund",
         calls=calls,
         description=f"{tier}, {days} days: defective return opened and approved.",
@@ -94,7 +93,7 @@ def damage_partial(ctx: Ctx, ticket: bool) -> Part:
     ]
     return Part(
         intent="refunds.damage-kept",
-        opening=f"the {product['name']} from {ctx.mention(o, product['name'])} has a small "
+        opening=f"the {product['name']} from {ctx.mention(o)} has a small "
         "scratch; I'll keep it, but I'd like a partial refund",
         goal="Get a partial refund for the cosmetic damage",
         calls=calls,
@@ -288,7 +287,7 @@ def warranty_safety(ctx: Ctx, ticket: bool) -> Part:
     ]
     return Part(
         intent="warranty.safety-escalation",
-        opening=f"the {name} from {ctx.mention(o, name)} gets very hot and smells of burning",
+        opening=f"the {name} from {ctx.mention(o)} gets very hot and smells of burning",
         goal="Get the dangerous product dealt with",
         calls=calls,
         text=[*text, says("warranty_claims", "description", {"warranty_id": wid}, name)],
