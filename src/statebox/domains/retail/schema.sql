@@ -82,7 +82,8 @@ CREATE TABLE order_items (
     product_id   TEXT NOT NULL REFERENCES products(id),
     quantity     INTEGER NOT NULL CHECK (quantity > 0),
     unit_price   REAL NOT NULL,
-    returned_qty INTEGER NOT NULL DEFAULT 0 CHECK (returned_qty >= 0)
+    returned_qty INTEGER NOT NULL DEFAULT 0 CHECK (returned_qty >= 0),
+    serial_number TEXT                         -- serial-tracked items only, else NULL
 );
 
 CREATE TABLE shipments (
@@ -122,7 +123,8 @@ CREATE TABLE payments (
     method     TEXT NOT NULL CHECK (method IN ('card', 'paypal', 'gift_card')),
     amount     REAL NOT NULL CHECK (amount >= 0),
     status     TEXT NOT NULL CHECK (status IN ('authorized', 'captured', 'voided')),
-    created_at TEXT NOT NULL
+    created_at TEXT NOT NULL,
+    card_expires TEXT                          -- 'YYYY-MM' for cards on file, else NULL
 );
 
 CREATE TABLE refunds (
@@ -152,7 +154,8 @@ CREATE TABLE returns (
     reason      TEXT NOT NULL,
     created_at  TEXT NOT NULL,
     decided_at  TEXT,
-    reject_reason TEXT
+    reject_reason TEXT,
+    serial_checked INTEGER NOT NULL DEFAULT 0 CHECK (serial_checked IN (0, 1))
 );
 
 CREATE TABLE return_items (

@@ -29,6 +29,7 @@ from statebox.domains.retail.tools._returns import (
     approve_return,
     create_return,
     get_return,
+    record_return_serial,
     reject_return,
 )
 from statebox.domains.retail.tools._shipments import get_shipment_tracking
@@ -66,6 +67,7 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     create_return,
     approve_return,
     reject_return,
+    record_return_serial,
     list_customer_warranties,
     get_warranty,
     file_warranty_claim,

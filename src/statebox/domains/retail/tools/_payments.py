@@ -18,7 +18,7 @@ from statebox.domains.retail.tools._records import (
     order_row,
     refunded_total,
 )
-from statebox.kit import cents, money, new_id, stamp
+from statebox.kit import cents, money, new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -38,7 +38,8 @@ def issue_refund(
 ) -> dict[str, Any]:
     """Refund part or all of an order to its original payment method.
 
-    Returns are refunded by approve_return, not here.
+    Returns are refunded by approve_return, not here. A card that has expired
+    (``card_expires`` before this month) cannot receive a refund.
 
     Args:
         order_id: Order id, such as 'ORD-10000020'.
@@ -50,6 +51,18 @@ def issue_refund(
     if amount <= 0:
         raise ToolError("invalid_state", "the refund amount must be positive")
     payment = charged_payment(tx, order_id)
+    expires = payment.get("card_expires")
+    if (
+        payment["method"] == "card"
+        and expires is not None
+        and text(expires) < tx.today.isoformat()[:7]
+    ):
+        # A card network refuses credits to a closed card; policy says what to give instead.
+        raise ToolError(
+            "invalid_state",
+            f"the card of payment {payment['id']} expired ({expires}); a refund cannot be sent "
+            "to an expired card",
+        )
     remaining = cents(money(payment["amount"]) - refunded_total(tx, order_id))
     if amount > remaining:
         raise ToolError(
@@ -74,7 +87,9 @@ def issue_store_credit(
     tx: WorldTx,
     customer_id: str,
     amount: float,
-    reason: Literal["late_delivery", "price_adjustment", "goodwill", "damaged_item"],
+    reason: Literal[
+        "late_delivery", "price_adjustment", "goodwill", "damaged_item", "refund_fallback"
+    ],
     order_id: str | None = None,
 ) -> dict[str, Any]:
     """Add store credit (dollars spendable on future orders) to a customer's account.

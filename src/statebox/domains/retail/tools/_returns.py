@@ -18,7 +18,14 @@ from statebox.kit import Row, cents, integer, money, new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
-__all__ = ["ReturnLine", "approve_return", "create_return", "get_return", "reject_return"]
+__all__ = [
+    "ReturnLine",
+    "approve_return",
+    "create_return",
+    "get_return",
+    "record_return_serial",
+    "reject_return",
+]
 
 
 class ReturnLine(BaseModel):
@@ -134,6 +141,12 @@ def approve_return(tx: WorldTx, rma_id: str) -> dict[str, Any]:
     rma = _return_row(tx, rma_id)
     if rma["status"] != "requested":
         raise ToolError("invalid_state", f"return {rma_id} is {rma['status']}, not requested")
+    if _serials(tx, rma_id) and not rma["serial_checked"]:
+        raise ToolError(
+            "invalid_state",
+            f"return {rma_id} holds a serial-tracked item; record the serial number the "
+            "customer reads from the item with record_return_serial before approving",
+        )
     order_id = text(rma["order_id"])
     lines = tx.query(
         "SELECT ri.order_item_id, ri.quantity, i.unit_price FROM return_items ri "
@@ -164,6 +177,41 @@ def approve_return(tx: WorldTx, rma_id: str) -> dict[str, Any]:
             },
         )
     return {"rma_id": rma_id, "status": "approved", "refund": refund}
+
+
+def _serials(tx: WorldTx, rma_id: str) -> list[str]:
+    rows = tx.query(
+        "SELECT i.serial_number FROM return_items ri JOIN order_items i ON i.id = ri.order_item_id "
+        "WHERE ri.rma_id = ? AND i.serial_number IS NOT NULL ORDER BY 1",
+        [rma_id],
+    )
+    return [text(r["serial_number"]) for r in rows]
+
+
+@tool(mutates=True)
+def record_return_serial(tx: WorldTx, rma_id: str, serial_number: str) -> dict[str, Any]:
+    """Record that the serial number on a returned serial-tracked item matches the order.
+
+    The customer reads the serial from the item; it must equal the serial shipped on a
+    serial-tracked line of the return (any case, spaces ignored).
+
+    Args:
+        rma_id: Return id, such as 'RMA-00501'.
+        serial_number: The serial the customer reads from the item, such as 'SN-4F7Q2K'.
+    """
+    rma = _return_row(tx, rma_id)
+    if rma["status"] != "requested":
+        raise ToolError("invalid_state", f"return {rma_id} is {rma['status']}, not requested")
+    serials = _serials(tx, rma_id)
+    if not serials:
+        raise ToolError("invalid_state", f"return {rma_id} holds no serial-tracked item")
+    given = serial_number.replace(" ", "").upper()
+    if given not in {s.replace(" ", "").upper() for s in serials}:
+        raise ToolError(
+            "invalid_state", f"serial {serial_number!r} matches no item shipped on this return"
+        )
+    tx.update("returns", {"id": rma_id}, {"serial_checked": 1})
+    return {"rma_id": rma_id, "serial_checked": True}
 
 
 @tool(mutates=True)
