@@ -18,7 +18,7 @@ from typing import Any, Final
 from scripts._user_specs import behaviour, user_facts
 from scripts.gen_retail_tasks._build import CHANGED_FROM, NOW, SEED, TIER_NAME, Row, call
 
-from statebox.judge._shape import _signature
+from statebox.judge import task_signature
 from statebox.tasks import Task
 
 from ._intents import Builder, ticket_text
@@ -196,7 +196,7 @@ def build_split(
                 task = assemble(serial, split, builders, mode, ticket)
             except Incompatible:
                 continue
-            signature = _signature(Task.model_validate(_as_loaded(task)))
+            signature = task_signature(Task.model_validate(_as_loaded(task)))
             sequence = tuple(c["tool"] for c in task["golden"])
             if signature in seen or (fresh and len(builders) > 1 and sequence in sequences):
                 continue

@@ -43,6 +43,7 @@ from statebox.judge._shape import (
     TaskShape,
     suite_shape,
     task_shape,
+    task_signature,
 )
 from statebox.judge._suite import default_cache_dir, validate_suite
 from statebox.judge._text import find_fact, normalise, respell
@@ -124,6 +125,7 @@ __all__ = [
     "suite_shape",
     "task_problems",
     "task_shape",
+    "task_signature",
     "termination_check",
     "text_checks",
     "unrecovered_error",

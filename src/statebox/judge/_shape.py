@@ -36,7 +36,15 @@ from statebox.domains import Domain
 from statebox.tasks import Task, WorldCache
 from statebox.tools import Dispatcher, ToolCall
 
-__all__ = ["DomainShape", "ShapeTargets", "SuiteShape", "TaskShape", "suite_shape", "task_shape"]
+__all__ = [
+    "DomainShape",
+    "ShapeTargets",
+    "SuiteShape",
+    "TaskShape",
+    "suite_shape",
+    "task_shape",
+    "task_signature",
+]
 
 INTENT = "intent:"
 """Tag prefix naming one user request of a task (``intent:returns.window``)."""
@@ -61,7 +69,7 @@ class TaskShape(Model):
     sequence: tuple[str, ...]
     """The golden tool names, in order."""
     signature: str
-    """The task with ids, amounts and other argument values blanked (`_signature`)."""
+    """The task with ids, amounts and other argument values blanked (`task_signature`)."""
     reply_check: bool
 
 
@@ -146,8 +154,10 @@ def _blank(value: Any) -> Any:
     return type(value).__name__
 
 
-def _signature(task: Task) -> str:
-    """Everything about a task except the values a re-instance changes."""
+def task_signature(task: Task) -> str:
+    """Everything about a task except the values a re-instance changes (its ids, amounts
+    and other argument values); two tasks with equal signatures re-instance each other.
+    """
     b = task.user.behaviour
     parts = (
         [(c.tool, _blank(c.args), c.fails) for c in task.golden],
@@ -226,7 +236,7 @@ def task_shape(domain: Domain, task: Task, worlds: WorldCache) -> TaskShape:
         intents=intents,
         branches=intents or (family_branch,),
         sequence=tuple(c.tool for c in task.golden),
-        signature=_signature(task),
+        signature=task_signature(task),
         reply_check=task.checks.reply is not None,
     )
 
