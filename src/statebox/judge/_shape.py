@@ -155,8 +155,10 @@ def _blank(value: Any) -> Any:
 
 
 def task_signature(task: Task) -> str:
-    """Everything about a task except the values a re-instance changes (its ids, amounts
-    and other argument values); two tasks with equal signatures re-instance each other.
+    """Everything about a task except the values a re-instance changes.
+
+    Ids, amounts and other argument values are blanked to their type; two tasks with
+    equal signatures re-instance each other.
     """
     b = task.user.behaviour
     parts = (
