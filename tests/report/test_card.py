@@ -44,8 +44,8 @@ def test_card_without_validation_says_not_run() -> None:
 
 
 def test_retail_card_matches_the_suite() -> None:
-    tasks = default_registry().suite("retail")
-    card = build_suite_card(default_registry(), "retail", validate=False)
+    tasks = default_registry().suite("retail@1.0")
+    card = build_suite_card(default_registry(), "retail@1.0", validate=False)
     (d,) = card.domains
     assert d.tasks == len(tasks)
     assert d.read_only == sum(t.read_only for t in tasks)
