@@ -27,7 +27,15 @@ import pytest
 from fixtures.toy import gen_v2, make_domain
 from statebox.agents import FaultInjectionFactory, FaultRates
 from statebox.domains import Domain
-from statebox.judge import DomainShape, Judge, ShapeTargets, YesJudge, suite_shape, validate_task
+from statebox.judge import (
+    DomainShape,
+    Judge,
+    ShapeTargets,
+    SuiteShape,
+    YesJudge,
+    suite_shape,
+    validate_task,
+)
 from statebox.records import read_results
 from statebox.registry import Registry, default_registry
 from statebox.report import SUITE_TARGETS, summarize
@@ -96,6 +104,7 @@ class Suites:
         self.cases["toy"] = Case(toy, gen_v2.main, TOY_TARGETS, Registry([toy]))
         self._tasks: dict[str, tuple[list[Task], list[Task]]] = {}
         self._shapes: dict[str, DomainShape] = {}
+        self._whole: SuiteShape | None = None
 
     def split(self, name: str) -> tuple[list[Task], list[Task]]:
         if name not in self._tasks:
@@ -103,7 +112,17 @@ class Suites:
             self._tasks[name] = (c.tasks("test"), c.tasks("train"))
         return self._tasks[name]
 
+    def whole(self) -> SuiteShape:
+        """The built-in domains' shape, both splits, measured once (per domain and overall)."""
+        if self._whole is None:
+            tasks = [t for n in BUILTIN for split in self.split(n) for t in split]
+            domains = {n: self.cases[n].domain for n in BUILTIN}
+            self._whole = suite_shape(domains, tasks, targets=TARGETS)
+        return self._whole
+
     def shape(self, name: str) -> DomainShape:
+        if name in BUILTIN:
+            return next(d for d in self.whole().domains if d.domain == name)
         if name not in self._shapes:
             c = self.cases[name]
             test, train = self.split(name)
@@ -160,9 +179,10 @@ def test_train_and_test_share_no_branch_or_signature(name: str, suites: Suites) 
 
 def test_the_whole_v2_suite_meets_the_targets_and_leaks_nothing(suites: Suites) -> None:
     registry = suites.registry
-    tasks = registry.suite(f"all@{VERSION}") + registry.suite(f"train@{VERSION}")
-    domains = {n: registry.domain(n) for n in BUILTIN}
-    o = suite_shape(domains, tasks, targets=TARGETS).overall
+    all_test, train = registry.suite(f"all@{VERSION}"), registry.suite(f"train@{VERSION}")
+    assert [t.id for t in all_test] == [t.id for n in BUILTIN for t in suites.split(n)[0]]
+    assert [t.id for t in train] == [t.id for n in BUILTIN for t in suites.split(n)[1]]
+    o = suites.whole().overall  # over these tasks: all@2.0 and train@2.0
     assert (o.test_tasks, o.train_tasks) >= (5 * 100, 5 * 200)
     assert (o.misses, o.leaked_branches, o.test_tasks_with_train_sibling) == ((), (), 0)
 

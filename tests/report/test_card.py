@@ -55,3 +55,11 @@ def test_retail_card_matches_the_suite() -> None:
     text = render_card_markdown(card)
     assert f"| retail | {d.tables} | {d.tools} ({d.mutating_tools}) | {d.tasks} |" in text
     assert "ticket_comments.body" in text
+
+
+def test_the_campaign_card_names_the_suite_version() -> None:
+    from statebox.report._campaign_card import _bench
+
+    assert _bench("suite:all@2.0") == " (statebox-bench 2.0)"
+    assert _bench("suite:retail") == " (statebox-bench 1.0)"  # recorded before versions
+    assert _bench("tests/fixtures/toy/tasks") == ""

@@ -273,7 +273,7 @@ def test_the_example_s_dry_run_plays_the_golden_trajectories_for_reward_1() -> N
 
     example = Path(__file__).resolve().parents[2] / "examples" / "trl_grpo.py"
     run = subprocess.run(
-        [sys.executable, str(example), "--suite", "retail", "--dry-run"],
+        [sys.executable, str(example), "--suite", "retail:train@1.0", "--dry-run"],
         capture_output=True,
         text=True,
         timeout=120,
