@@ -20,7 +20,7 @@ from typing import Any
 from statebox.episode import Limits, UserSimulator
 from statebox.rl.trl._dataset import SYSTEM_PROMPT, dataset, rows
 from statebox.rl.trl._environment import USER_TOOL, StateboxTrlEnvironment, environment_class
-from statebox.tasks import Task
+from statebox.tasks import Task, parse_suite
 
 __all__ = [
     "SYSTEM_PROMPT",
@@ -71,7 +71,7 @@ def for_suite(
 
         registry = default_registry()
     ref = registry.resolve_suite(suite)
-    split = split or ref.split or "train"
+    split = split or parse_suite(suite).split or "train"  # as written: `:test` is test
     tasks = registry.suite(ref, both_splits=True)
     domains = {n: registry.domain(n) for n in sorted({t.domain for t in tasks})}
     data = rows(tasks, split, allow_test=allow_test)
