@@ -94,3 +94,4 @@ def test_card_of_a_2_0_suite_marks_each_target_beside_1_0_and_thinkingbox(
     assert "| 0 ✓ |" in rows["test tasks sharing a branch or signature with a train task"]
     assert rows["median golden calls"].endswith("| 6 |")  # ThinkingBox-Bench v1.0, quoted
     assert "statebox-bench 1.0" in rows["figure"]
+    assert "(the same policies)" in rows["policy words (step blocks included)"]

@@ -190,7 +190,9 @@ def shape_rows(table: ShapeTable) -> list[list[str]]:
         row = [label, *cells, whole + _mark(table.overall, key, overall is not None)]
         row.append("—" if per is None else per if per == overall else f"{per}; {overall}")
         if table.legacy is not None:
-            row.append(value(table.legacy))
+            # The policies are the domains' own, shared by every version: the 1.0 tasks
+            # are served today's, so a 1.0 word count would be 2.0's under another name.
+            row.append("(the same policies)" if key == "policy_words" else value(table.legacy))
         row.append(THINKINGBOX_V1.get(key, "—"))
         out.append(row)
     return out
