@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from fixtures.support import TOY_REF, TOY_V2_REF
 from statebox.cli import app
+from statebox.registry import default_registry
 
 
 @pytest.fixture
@@ -47,7 +48,9 @@ def test_card_markdown_written_to_a_file(cli: CliRunner, tmp_path: Path) -> None
     )
     assert result.exit_code == 0, result.output
     text = out.read_text(encoding="utf-8")
-    assert text.startswith("# statebox suite card: `toy@1.0`")
+    # The toy is unversioned: its tasks are the default version's, whichever that is.
+    version = default_registry().default_suite_version()
+    assert text.startswith(f"# statebox suite card: `toy@{version}`")
     assert "## Suite shape" in text
     assert "100.0% (" in text
 

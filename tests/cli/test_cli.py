@@ -447,10 +447,13 @@ def test_a_campaign_records_its_suite_with_the_resolved_version(
     result = cli.invoke(app, [*args, "--out", str(out)])
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["task_source"] == "suite:toy@1.0"
     from statebox.cli._resume import read_planned
+    from statebox.registry import default_registry
 
-    assert read_planned(out).suite == "toy@1.0"
+    # The toy is unversioned: it runs under the default version, which the name records.
+    version = default_registry().default_suite_version()
+    assert manifest["task_source"] == f"suite:toy@{version}"
+    assert read_planned(out).suite == f"toy@{version}"
     # A manifest from before versions: its suite meant 1.0, whatever the default is now.
     (out / "manifest.json").write_text(json.dumps({**manifest, "task_source": "suite:toy"}))
     assert read_planned(out).suite == "toy@1.0"
