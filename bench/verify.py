@@ -2,7 +2,8 @@
 
 Usage: python bench/verify.py [--suite all] [--trials 5] [--concurrency 8]
 
-The default is the whole built-in suite (573 tasks) × 5 oracle trials = 2,865 trials.
+The default is the whole built-in suite (``all``; ``all@1.0`` is 573 tasks × 5 oracle
+trials = 2,865 trials).
 It runs the campaign (oracle: the figure is harness time, no model), then verifies it —
 rebuilding every trial's world, replaying its recorded calls, re-judging, comparing —
 and prints both wall times, the time per verified trial and the ratio verify / run
@@ -32,12 +33,13 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
     registry = default_registry()
-    tasks = registry.suite(args.suite)
+    ref = registry.resolve_suite(args.suite)
+    tasks = registry.suite(ref)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "campaign"
         c = Campaign(
             tasks, [OracleFactory()], args.trials, out, concurrency=args.concurrency,
-            task_source=f"suite:{args.suite}",
+            task_source=f"suite:{ref}",
         )  # fmt: skip
         t0 = time.perf_counter()
         asyncio.run(run_campaign(c, registry))

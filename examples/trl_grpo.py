@@ -1,7 +1,7 @@
 """Train a policy on statebox with TRL's GRPO: the verdict is the reward.
 
     pip install "statebox[rl]" trl datasets      # TRL brings torch and transformers
-    python examples/trl_grpo.py --suite retail --model Qwen/Qwen3-0.6B --output-dir out/
+    python examples/trl_grpo.py --suite retail:train --model Qwen/Qwen3-0.6B --output-dir out/
 
 Every rollout resets a fresh world for its dataset row's train task; the model calls the
 domain's tools (and ``send_message_to_user`` to talk to the simulated user) in TRL's
@@ -71,8 +71,10 @@ def train(env_cls: Any, rows: list[dict[str, Any]], args: argparse.Namespace) ->
 def main() -> None:
     """Parse the arguments; dry-run or train."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--suite", default="retail", help="a domain name or 'all'")
-    parser.add_argument("--split", default="train")
+    parser.add_argument(
+        "--suite", default="retail:train", help="train, DOMAIN:train, ... optionally @VERSION"
+    )
+    parser.add_argument("--split", default=None, help="default: the suite's (train)")
     parser.add_argument("--allow-test", action="store_true", help="allow a test split")
     parser.add_argument("--dry-run", action="store_true", help="golden rollouts, no TRL")
     parser.add_argument("--model", default="Qwen/Qwen3-0.6B")

@@ -28,7 +28,14 @@ from statebox.agents import (
 )
 from statebox.domains import Domain
 from statebox.errors import ConfigError, DomainError
-from statebox.tasks import Task, load_tasks
+from statebox.tasks import (
+    SuiteName,
+    Task,
+    default_version,
+    resolve_suite,
+    suite_tasks,
+    suite_versions,
+)
 
 if TYPE_CHECKING:
     from statebox.llm import ModelSetup, Provider
@@ -44,6 +51,9 @@ __all__ = [
 
 ENTRY_POINT_GROUP = "statebox.domains"
 """Entry-point group of domains."""
+
+BUILTIN_PREFIX = "statebox.domains."
+"""Entry points into this package are the built-in domains (they set the default version)."""
 
 AgentBuilder = Callable[[dict[str, Any]], AgentFactory]
 """Builds an agent factory from options."""
@@ -177,6 +187,7 @@ class Registry:
             "refuse": _baseline(RefuseFactory),
         }
         self._entry_points_pending = load_entry_points
+        self._builtin: set[str] = set()
         for d in domains:
             self.register_domain(d)
 
@@ -215,6 +226,8 @@ class Registry:
             if not isinstance(value, Domain):
                 raise DomainError(f"entry point {ep.name!r} is not a Domain")
             self.register_domain(value)
+            if ep.value.startswith(BUILTIN_PREFIX):
+                self._builtin.add(value.name)
 
     def domain_names(self) -> list[str]:
         """Registered domain names, sorted."""
@@ -235,23 +248,46 @@ class Registry:
                 f"unknown domain {name!r}; known: {', '.join(self.domain_names()) or 'none'}"
             ) from None
 
-    def suite(self, name: str) -> list[Task]:
-        """The built-in tasks of a domain, or of every domain for ``all``.
+    def builtin_domains(self) -> list[str]:
+        """Names of the registered built-in domains (statebox's own entry points), sorted."""
+        self._load_entry_points()
+        return sorted(self._builtin)
+
+    def _all_domains(self) -> dict[str, Domain]:
+        self._load_entry_points()
+        return dict(self._domains)
+
+    def suite_versions(self) -> list[str]:
+        """Every suite version an installed domain ships, oldest first."""
+        return suite_versions(self._all_domains())
+
+    def default_suite_version(self) -> str:
+        """The newest version every installed built-in domain ships (docs/suites.md)."""
+        return default_version(self._all_domains(), self._builtin)
+
+    def resolve_suite(self, name: str | SuiteName) -> SuiteName:
+        """A suite name with its version resolved (docs/suites.md).
+
+        Names: ``all``, ``train``, ``DOMAIN``, ``DOMAIN:train``, each optionally ``@VERSION``.
 
         Raises:
-            DomainError: Unknown suite, or a domain without tasks.
+            DomainError: A bad name or version (one line listing what exists).
+        """
+        return resolve_suite(name, self._all_domains(), self._builtin)
+
+    def suite(self, name: str | SuiteName, *, both_splits: bool = False) -> list[Task]:
+        """The tasks of a built-in suite (docs/suites.md: names, splits, versions).
+
+        Args:
+            name: The suite name (resolved here when it has no version).
+            both_splits: Both splits of the suite's domains, whatever its split.
+
+        Raises:
+            DomainError: Unknown suite or version, or a domain without tasks.
             TaskSpecError: A task file is invalid.
         """
-        names = self.domain_names() if name == "all" else [name]
-        tasks: list[Task] = []
-        for n in names:
-            d = self.domain(n)
-            if d.tasks_dir is None:
-                if name == "all":
-                    continue
-                raise DomainError(f"domain {n!r} ships no tasks")
-            tasks += load_tasks(d.tasks_dir)
-        return tasks
+        ref = self.resolve_suite(name)
+        return suite_tasks(ref, self._all_domains(), both_splits=both_splits)
 
     def agent(self, spec: str) -> AgentFactory:
         """An agent factory from a spec.

@@ -34,7 +34,8 @@ class Settings(BaseSettings):
     )
 
     suite: str = "all"
-    """Built-in suite to run when no task path is given (a domain name or ``all``)."""
+    """Built-in suite to run when no task path is given: ``all``, ``train``, ``DOMAIN`` or
+    ``DOMAIN:train``, optionally ``@VERSION`` (docs/suites.md)."""
     agent: str = "fault"
     """Agent to run (``oracle``, ``fault`` or ``fault:skip_write=0.2,...``)."""
     trials: int = Field(5, ge=1)

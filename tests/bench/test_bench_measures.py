@@ -65,7 +65,7 @@ def test_trial_gaps_hold_each_records_own_timing() -> None:
 
 def test_clone_is_timed_to_its_first_query(monkeypatch: pytest.MonkeyPatch) -> None:
     registry = default_registry()
-    task = registry.suite("retail")[0]
+    task = registry.suite("retail@1.0")[0]
     template = WorldCache().template(registry.domain(task.domain), task)
     traced: list[str] = []
     real_clone = type(template).clone

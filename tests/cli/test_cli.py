@@ -425,3 +425,35 @@ def test_ray_refusals_come_before_any_directory(cli: CliRunner, tmp_path: Path) 
     assert result.exit_code == 1
     assert "no Ray cluster answers at 127.0.0.1:1" in flat(result.stderr)
     assert not out.exists()  # nor a search service left running (none starts on a driver)
+
+
+def test_the_readme_suite_name_command_lists_a_versioned_split(cli: CliRunner) -> None:
+    command = "tasks list --suite retail:train@1.0"
+    assert f"statebox {command}" in (REPO / "README.md").read_text()
+    result = cli.invoke(app, command.split())
+    assert result.exit_code == 0, result.output
+    assert "suite retail:train@1.0: 15 tasks (statebox-bench 1.0)" in flat(result.stderr)
+    assert "retail.cancellation." in result.stdout and "| test " not in result.stdout
+    bad = cli.invoke(app, ["tasks", "list", "--suite", "retail@9.0"])
+    assert bad.exit_code == 1
+    assert "domain retail does not ship statebox-bench 9.0; it ships 1.0" in flat(bad.stderr)
+
+
+def test_a_campaign_records_its_suite_with_the_resolved_version(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    out = tmp_path / "c"
+    args = ["run", "--suite", "toy", "--domain", TOY_REF, "--agent", "oracle", "--trials", "1"]
+    result = cli.invoke(app, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    from statebox.cli._resume import read_planned
+    from statebox.registry import default_registry
+
+    # The toy is unversioned: it runs under the default version, which the name records.
+    version = default_registry().default_suite_version()
+    assert manifest["task_source"] == f"suite:toy@{version}"
+    assert read_planned(out).suite == f"toy@{version}"
+    # A manifest from before versions: its suite meant 1.0, whatever the default is now.
+    (out / "manifest.json").write_text(json.dumps({**manifest, "task_source": "suite:toy"}))
+    assert read_planned(out).suite == "toy@1.0"

@@ -221,7 +221,7 @@ REPO = Path(__file__).resolve().parents[2]
 @pytest.fixture(scope="module")
 def suites() -> dict[str, list[Task]]:
     registry = default_registry()
-    return {name: registry.suite(name) for name in NAMES}
+    return {name: registry.suite(f"{name}@1.0") for name in NAMES}
 
 
 def _domain(name: str) -> Domain:

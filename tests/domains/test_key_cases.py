@@ -29,7 +29,9 @@ VERIFY = call(
 @pytest.fixture(scope="module")
 def suites() -> dict[str, list[Task]]:
     registry = default_registry()
-    return {d.name: registry.suite(d.name) for d in (AUTO, CONSULTING, NEOBANK, RETAIL, TRAVEL)}
+    return {
+        d.name: registry.suite(f"{d.name}@1.0") for d in (AUTO, CONSULTING, NEOBANK, RETAIL, TRAVEL)
+    }
 
 
 def _task(suites: dict[str, list[Task]], task_id: str, *, rubric: bool = True) -> Task:

@@ -83,7 +83,9 @@ def test_paying_the_fee_before_the_installment_reinstates_too(n: int) -> None:
     # match called six payment columns wrong although the policy sets no order.
     registry = default_registry()
     domain = registry.domain("auto_insurance")
-    task = next(t for t in registry.suite("auto_insurance") if t.id.endswith(f"reinstate.00{n}"))
+    task = next(
+        t for t in registry.suite("auto_insurance@1.0") if t.id.endswith(f"reinstate.00{n}")
+    )
     golden = list(task.golden)
     pay = [i for i, c in enumerate(golden) if c.tool in ("pay_installment", "pay_fee")]
     assert [golden[i].tool for i in pay] == ["pay_installment", "pay_fee"]

@@ -84,7 +84,7 @@ def test_tables_and_generalised_fields() -> None:
 def test_on_a_statebox_domain() -> None:
     registry = default_registry()
     domain = registry.domain("retail")
-    task = next(t for t in registry.suite("retail") if t.id == "retail.warranty.claim.001")
+    task = next(t for t in registry.suite("retail@1.0") if t.id == "retail.warranty.claim.001")
     results = asyncio.run(domain_call_mutants(domain, task))
     kinds = {r.kind for r in results}
     assert kinds == {"drop", "alter", "repeat"}

@@ -124,7 +124,7 @@ def test_a_fact_the_rule_user_cannot_say_is_flagged(
 def add_driver() -> tuple[Domain, Task]:
     reg = default_registry()
     task = next(
-        t for t in reg.suite("auto_insurance") if t.id == "auto_insurance.driver-change.add.001"
+        t for t in reg.suite("auto_insurance@1.0") if t.id == "auto_insurance.driver-change.add.001"
     )
     return reg.domain("auto_insurance"), task
 

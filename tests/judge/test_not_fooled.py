@@ -24,7 +24,7 @@ from statebox.world import effects
 
 @pytest.fixture(scope="module")
 def suite() -> dict[str, Task]:
-    return {t.id: t for t in default_registry().suite("all")}
+    return {t.id: t for t in default_registry().suite("all@1.0")}
 
 
 def replay_with(task: Task, tool: str, **changes: Any) -> ScriptAgent:

@@ -21,7 +21,7 @@ STATEBOX = [sys.executable, "-c", "from statebox.cli import main; main()"]
 def _start_server(tmp: Path, *extra: str) -> tuple[subprocess.Popen[bytes], str]:
     port_file = tmp / f"port-{time.monotonic_ns()}"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "statebox.llm._scripted_server", "--suite", "retail",
+        [sys.executable, "-m", "statebox.llm._scripted_server", "--suite", "retail@1.0",
          "--port-file", str(port_file), *extra],
         stdout=subprocess.DEVNULL,
     )  # fmt: skip

@@ -44,8 +44,8 @@ def test_card_without_validation_says_not_run() -> None:
 
 
 def test_retail_card_matches_the_suite() -> None:
-    tasks = default_registry().suite("retail")
-    card = build_suite_card(default_registry(), "retail", validate=False)
+    tasks = default_registry().suite("retail@1.0")
+    card = build_suite_card(default_registry(), "retail@1.0", validate=False)
     (d,) = card.domains
     assert d.tasks == len(tasks)
     assert d.read_only == sum(t.read_only for t in tasks)
@@ -55,3 +55,11 @@ def test_retail_card_matches_the_suite() -> None:
     text = render_card_markdown(card)
     assert f"| retail | {d.tables} | {d.tools} ({d.mutating_tools}) | {d.tasks} |" in text
     assert "ticket_comments.body" in text
+
+
+def test_the_campaign_card_names_the_suite_version() -> None:
+    from statebox.report._campaign_card import _bench
+
+    assert _bench("suite:all@2.0") == " (statebox-bench 2.0)"
+    assert _bench("suite:retail") == " (statebox-bench 1.0)"  # recorded before versions
+    assert _bench("tests/fixtures/toy/tasks") == ""

@@ -135,7 +135,7 @@ def test_fault_rates_compare_in_the_right_direction(cli: CliRunner, tmp_path: Pa
             [
                 "run",
                 "--suite",
-                "retail",
+                "retail@1.0",
                 "--trials",
                 "3",
                 "--seed",

@@ -273,7 +273,7 @@ def test_the_example_s_dry_run_plays_the_golden_trajectories_for_reward_1() -> N
 
     example = Path(__file__).resolve().parents[2] / "examples" / "trl_grpo.py"
     run = subprocess.run(
-        [sys.executable, str(example), "--suite", "retail", "--dry-run"],
+        [sys.executable, str(example), "--suite", "retail:train@1.0", "--dry-run"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -281,3 +281,18 @@ def test_the_example_s_dry_run_plays_the_golden_trajectories_for_reward_1() -> N
     )
     assert re.search(r"mean reward 1\.000 over [1-9]\d* train tasks", run.stdout), run.stdout
     assert ": reward 0.0" not in run.stdout
+
+
+def test_for_suite_takes_suite_names_and_defaults_to_the_train_suite() -> None:
+    from statebox.registry import Registry
+    from statebox.rl.trl import for_suite
+
+    registry = Registry([make_domain(versioned=True)])
+    _, default = for_suite(registry=registry)  # `train` at the default version (2.0)
+    assert [r["task_id"] for r in default] == ["toy.account.freeze-lost-card.001"]
+    _, named = for_suite("toy", registry=registry)  # a scope's train split by default
+    assert [r["task_id"] for r in named] == [r["task_id"] for r in default]
+    with pytest.raises(ConfigError, match="no train tasks"):
+        for_suite("toy@1.0", registry=registry)  # the toy's 1.0 tasks are all test tasks
+    with pytest.raises(ConfigError, match="training rows come from train tasks only"):
+        for_suite("toy:test", registry=registry)

@@ -67,3 +67,40 @@ def test_max_per_client_reaches_the_app(monkeypatch: pytest.MonkeyPatch) -> None
     with pytest.raises(Stop):
         app(cmd, standalone_mode=False)
     assert seen["max_per_client"] == 512
+
+
+def _served(monkeypatch: pytest.MonkeyPatch, *args: str) -> dict[str, str]:
+    """The task ids → splits `statebox serve ARGS` would serve (the app is not started)."""
+    import statebox.serve
+    from statebox.cli import app
+
+    loads: list[object] = []
+
+    class Stop(Exception):
+        pass
+
+    def fake(load: object, **kwargs: object) -> None:
+        loads.append(load)
+        raise Stop
+
+    monkeypatch.setattr(statebox.serve, "ServeApp", fake, raising=False)
+    with pytest.raises(Stop):
+        app(["serve", "--no-openenv", *args], standalone_mode=False)
+    (load,) = loads
+    catalog = load()  # type: ignore[operator]
+    return {i: t.split for i, t in catalog.tasks.items()}
+
+
+def test_serve_takes_suite_names_and_serves_both_splits_by_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from fixtures.support import TOY_V2_REF
+
+    named = _served(monkeypatch, "--domain", TOY_V2_REF, "--suite", "toy@2.0")
+    assert sorted(named.values()) == ["test", "test", "test"]
+    train = _served(monkeypatch, "--domain", TOY_V2_REF, "--suite", "toy:train@2.0")
+    assert list(train.values()) == ["train"]
+    # No --suite: both splits, so the OpenEnv server (train only by default) has tasks
+    # whatever the default version's `all` (its test tasks) holds.
+    default = _served(monkeypatch)
+    assert {"test", "train"} == set(default.values())

@@ -76,7 +76,7 @@ def built_in() -> Iterator[
     tuple[dict[str, Domain], dict[tuple[str, str], tuple[Task, dict[str, Any]]]]
 ]:
     registry = default_registry()
-    tasks = registry.suite("all")
+    tasks = registry.suite("all@1.0")
     domains = {t.domain: registry.domain(t.domain) for t in tasks}
     base: dict[tuple[str, str], tuple[Task, dict[str, Any]]] = {}
     for t in tasks:

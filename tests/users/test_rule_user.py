@@ -200,7 +200,7 @@ def test_asking_for_the_email_address_does_not_reveal_the_saved_address() -> Non
 
     (task,) = [
         t
-        for t in default_registry().suite("retail")
+        for t in default_registry().suite("retail@1.0")
         if t.id == "retail.address-change.saved-address.001"
     ]
     text, _ = RuleEngine(task.user, plan_for(task, "cooperative")).reply(

@@ -34,7 +34,7 @@ from typing import Annotated, Any
 
 import typer
 
-from statebox.cli._app import app, err_console, handled
+from statebox.cli._app import SUITE_HELP, app, err_console, handled
 from statebox.cli._commands import _registry, out_console
 from statebox.errors import ConfigError, StateboxError
 
@@ -236,9 +236,7 @@ def ablate(
             "mitigations."
         ),
     ] = None,
-    suite: Annotated[
-        str | None, typer.Option(help="Built-in suite: a domain name or 'all'.")
-    ] = None,
+    suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     tasks: Annotated[
         list[Path] | None, typer.Option(help="Task YAML file or folder (repeatable).")
     ] = None,
@@ -328,8 +326,11 @@ def ablate(
     offline = _offline(agent)
     roles = run_models(settings, [agent] if agent and not offline else [])
     registry = _registry(domain, settings, roles.setup)
-    task_list = load_tasks(tasks) if tasks else registry.suite(suite or settings.suite)
-    source = ", ".join(str(p) for p in tasks) if tasks else f"suite:{suite or settings.suite}"
+    if tasks:
+        task_list, source = load_tasks(tasks), ", ".join(str(p) for p in tasks)
+    else:
+        ref = registry.resolve_suite(suite or settings.suite)
+        task_list, source = registry.suite(ref), f"suite:{ref}"
     prompts = {}
     for name in sorted({t.domain for t in task_list}):
         d = registry.domain(name)

@@ -19,7 +19,13 @@ from rich.text import Text
 
 from statebox.errors import StateboxError
 
-__all__ = ["PolicyModeOption", "app", "err_console", "main"]
+__all__ = ["SUITE_HELP", "PolicyModeOption", "app", "err_console", "main"]
+
+SUITE_HELP = (
+    "Built-in suite: all, train, DOMAIN or DOMAIN:train, optionally @VERSION (all@1.0, "
+    "train@2.0; default version: the newest every built-in domain ships; docs/suites.md)."
+)
+"""The help of every ``--suite`` option."""
 
 app = typer.Typer(
     name="statebox",

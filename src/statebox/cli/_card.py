@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import typer
 from rich.table import Table
 
-from statebox.cli._app import err_console, handled, tasks_app
+from statebox.cli._app import SUITE_HELP, err_console, handled, tasks_app
 from statebox.cli._commands import _registry, out_console
 from statebox.cli._tasks import CacheOption, JobsOption, NoCacheOption, run_validation
 
@@ -19,7 +19,7 @@ CardFormat = Literal["table", "markdown", "json"]
 @tasks_app.command("card")
 @handled
 def card(
-    suite: Annotated[str, typer.Option(help="Built-in suite (domain or 'all').")] = "all",
+    suite: Annotated[str, typer.Option(help=SUITE_HELP)] = "all",
     fmt: Annotated[CardFormat, typer.Option("--format", help="table, markdown or json.")] = "table",
     validate: Annotated[
         bool,
@@ -44,20 +44,24 @@ def card(
     frozen clocks, licence and intended use.
     """
     from statebox.report import (
+        THINKINGBOX_V1_SOURCE,
         build_suite_card,
+        card_tasks,
         format_false_rejection,
         format_floor,
         format_strength,
         render_card_markdown,
+        shape_rows,
         strength_lines,
     )
 
     registry = _registry(domain)
     validations = None
+    ref, tasks = card_tasks(registry, suite)
     if validate:
         err_console.print("validating every task (--no-validate skips; results are cached)")
-        validations = run_validation(registry, registry.suite(suite), jobs, cache, no_cache)
-    suite_card = build_suite_card(registry, suite, validate=validate, validations=validations)
+        validations = run_validation(registry, tasks, jobs, cache, no_cache)
+    suite_card = build_suite_card(registry, ref, validate=validate, validations=validations)
     if fmt == "table" and output is not None:
         fmt = "markdown"
     if fmt == "markdown" or fmt == "json":
@@ -77,7 +81,10 @@ def card(
         else:
             typer.echo(text, nl=False)
         return
-    table = Table(title=f"suite card: {suite} ({suite_card.tasks} tasks)")
+    table = Table(
+        title=f"suite card: {suite_card.suite} ({suite_card.bench}, both splits, "
+        f"{suite_card.tasks} tasks)"
+    )
     for col in (
         "domain",
         "tasks",
@@ -115,6 +122,16 @@ def card(
             ", ".join(d.clocks),
         )
     out_console.print(table)
+    if suite_card.shape is not None:
+        rows = shape_rows(suite_card.shape)
+        marks = "✓ met, ✗ missed" if suite_card.shape.targets is not None else "no targets"
+        shape = Table(title=f"suite shape: statebox-bench {suite_card.shape.version} ({marks})")
+        for col in rows[0]:
+            shape.add_column(col)
+        for row in rows[1:]:
+            shape.add_row(*row)
+        out_console.print(shape)
+        out_console.print(THINKINGBOX_V1_SOURCE, highlight=False)
     fam = Table(title="tasks per family")
     for col in ("domain", "family", "tasks"):
         fam.add_column(col)

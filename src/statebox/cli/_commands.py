@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from statebox.cli._app import PolicyModeOption, app, err_console, handled
+from statebox.cli._app import SUITE_HELP, PolicyModeOption, app, err_console, handled
 from statebox.cli._resume import (
     Planned,
     domain_refs_for_manifest,
@@ -196,9 +196,7 @@ def _mitigation_options(
 @app.command()
 @handled
 def run(
-    suite: Annotated[
-        str | None, typer.Option(help="Built-in suite: a domain name or 'all'.")
-    ] = None,
+    suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     tasks: Annotated[
         list[Path] | None, typer.Option(help="Task YAML file or folder (repeatable).")
     ] = None,
@@ -560,7 +558,7 @@ def run(
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         label = (
             "thinkingbox" if tb else "backend" if db else settings.suite if not tasks else "tasks"
-        )
+        ).translate(str.maketrans(":@", "--"))
         out = settings.runs_dir / f"{label}-{agents[0].agent_id}-{stamp}"
     tb_run = None
     db_run = None
@@ -588,7 +586,8 @@ def run(
     elif tasks:
         task_list, source = load_tasks(tasks), ", ".join(str(p) for p in tasks)
     else:
-        task_list, source = registry.suite(settings.suite), f"suite:{settings.suite}"
+        ref = registry.resolve_suite(settings.suite)
+        task_list, source = registry.suite(ref), f"suite:{ref}"
     campaign = Campaign(
         tasks=task_list,
         agents=agents,

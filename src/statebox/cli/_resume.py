@@ -160,6 +160,7 @@ def read_planned(out: Path) -> Planned:
         ResultsFormatError: No readable manifest.
     """
     from statebox.records import read_manifest
+    from statebox.tasks import pin_legacy
 
     if not out.is_dir():
         raise ConfigError(f"{out}: no such campaign directory to resume")
@@ -179,7 +180,8 @@ def read_planned(out: Path) -> Planned:
 
         dataset = TbOptions.from_manifest(tb)
     else:
-        suite = source.removeprefix("suite:") if source.startswith("suite:") else None
+        # A name recorded before suites had versions meant 1.0's tasks (docs/suites.md).
+        suite = pin_legacy(source.removeprefix("suite:")) if source.startswith("suite:") else None
         if not suite and not source.startswith("backend:"):
             tasks = [Path(p) for p in source.split(", ")]
     mode = m.settings.get("policy_mode")

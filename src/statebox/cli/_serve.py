@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from statebox.cli._app import PolicyModeOption, app, err_console, handled
+from statebox.cli._app import SUITE_HELP, PolicyModeOption, app, err_console, handled
 from statebox.cli._tb_options import (
     CheckTimeout,
     DropSources,
@@ -35,7 +35,11 @@ from statebox.errors import ConfigError
 @handled
 def serve(
     suite: Annotated[
-        str | None, typer.Option(help="Built-in suite: a domain name or 'all'.")
+        str | None,
+        typer.Option(
+            help=SUITE_HELP + " Default: both splits of every domain (the gateway serves "
+            "test tasks, OpenEnv train ones)."
+        ),
     ] = None,
     tasks: Annotated[
         list[Path] | None, typer.Option(help="Task YAML file or folder (repeatable).")
@@ -205,7 +209,13 @@ def serve(
         registry = _registry(domain)
 
         def load() -> TaskCatalog:
-            task_list = load_tasks(tasks) if tasks else registry.suite(suite or "all")
+            # No --suite: both splits, so OpenEnv (train only unless --allow-test-split)
+            # has tasks to serve whatever the default version's `all` holds.
+            task_list = (
+                load_tasks(tasks)
+                if tasks
+                else registry.suite(suite or "all", both_splits=suite is None)
+            )
             names = sorted({t.domain for t in task_list})
             return TaskCatalog(
                 task_list,

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from statebox.cli._app import err_console, handled, tasks_app
+from statebox.cli._app import SUITE_HELP, err_console, handled, tasks_app
 from statebox.cli._commands import _registry, out_console
 from statebox.errors import ConfigError
 
@@ -38,11 +38,15 @@ def _select(suite: str | None, path: Path | None, domain_refs: list[str] | None)
     registry = _registry(domain_refs)
     if suite is not None and path is not None:
         raise ConfigError("give --suite or a PATH, not both")
-    tasks = load_tasks(path) if path is not None else registry.suite(suite or "all")
+    if path is not None:
+        tasks, where = load_tasks(path), str(path)
+    else:
+        ref = registry.resolve_suite(suite or "all")
+        tasks, where = registry.suite(ref), f"suite {ref} ({ref.label})"
+        err_console.print(f"suite {ref}: {len(tasks)} tasks ({ref.label})", highlight=False)
     if not tasks:
         # Zero tasks pass every check: an empty or comment-only file, or an empty folder,
         # must not look like a suite that validated.
-        where = str(path) if path is not None else f"suite {suite or 'all'}"
         raise ConfigError(f"{where}: no tasks found (empty files, or no .yaml/.yml files)")
     return registry, tasks
 
@@ -137,7 +141,7 @@ def _why(v: Any) -> str:
 @handled
 def validate(
     path: Annotated[Path | None, typer.Argument(help="Task file or folder.")] = None,
-    suite: Annotated[str | None, typer.Option(help="Built-in suite (domain or 'all').")] = None,
+    suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     domain: Annotated[
         list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
     ] = None,
@@ -317,7 +321,7 @@ def validate(
 @handled
 def list_tasks(
     path: Annotated[Path | None, typer.Argument(help="Task file or folder.")] = None,
-    suite: Annotated[str | None, typer.Option(help="Built-in suite (domain or 'all').")] = None,
+    suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
 ) -> None:
     """List tasks: id, domain, family, split, golden calls."""
     _, tasks = _select(suite, path, None)

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from statebox.cli._app import app, handled
+from statebox.cli._app import SUITE_HELP, app, handled
 from statebox.cli._commands import _registry, out_console
 from statebox.errors import ConfigError
 
@@ -96,7 +96,8 @@ def rejudge(
     directory: Annotated[Path, typer.Argument(help="Campaign directory to re-judge.")],
     out: Annotated[Path, typer.Option(help="New campaign directory to write.")],
     suite: Annotated[
-        str | None, typer.Option(help="Judge against this built-in suite's tasks now.")
+        str | None,
+        typer.Option(help="Judge against this built-in suite's tasks now. " + SUITE_HELP),
     ] = None,
     tasks: Annotated[
         list[Path] | None, typer.Option(help="Judge against these task files or folders.")
@@ -122,7 +123,7 @@ def rejudge(
     manifest, records, registry = _campaign(directory, domain)
     task_list = campaign_tasks(manifest, registry, suite=suite, task_paths=tasks)
     source = (
-        f"suite:{suite}"
+        f"suite:{registry.resolve_suite(suite)}"
         if suite is not None
         else ", ".join(str(p) for p in tasks)
         if tasks

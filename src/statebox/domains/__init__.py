@@ -3,6 +3,6 @@
 Importing this package loads no domain; `statebox.registry` finds them.
 """
 
-from statebox.domains._domain import Domain, SeedRows
+from statebox.domains._domain import Domain, SeedRows, version_key
 
-__all__ = ["Domain", "SeedRows"]
+__all__ = ["Domain", "SeedRows", "version_key"]

@@ -10,6 +10,11 @@ Neither is offered to an agent by default: `offered` adds ``search_policy`` when
 policy is served by search (``search`` or ``both``), and the step tools — with the
 policy's step blocks — when a task records steps. Golden replay and the judge see
 every tool (`tools`).
+
+A domain's built-in tasks come by suite version (``suites``: version → folder, e.g.
+``"1.0"`` → ``tasks/``, ``"2.0"`` → ``tasks_v2/``); a declared folder that does not exist
+means the domain does not ship that version. A domain that declares only ``tasks_dir``
+has one unversioned task set, the same under every version (docs/suites.md).
 """
 
 from __future__ import annotations
@@ -23,10 +28,22 @@ from statebox.kit import PolicyBase, PolicyMode, policy_pointer, render_policy, 
 from statebox.tools import ToolSpec, tool_map
 from statebox.world import FieldPolicy, WorldTemplate
 
-__all__ = ["Domain", "SeedRows"]
+__all__ = ["Domain", "SeedRows", "version_key"]
 
 SeedRows = Mapping[str, Sequence[Mapping[str, Any]]]
 """table → rows (column → value)."""
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """A suite version as numbers, for ordering (``"2.0"`` → ``(2, 0)``).
+
+    Raises:
+        DomainError: Not dot-separated numbers.
+    """
+    try:
+        return tuple(int(p) for p in version.split("."))
+    except ValueError:
+        raise DomainError(f"suite version {version!r}: use numbers such as 1.0 or 2.0") from None
 
 
 class Domain:
@@ -40,7 +57,11 @@ class Domain:
         policy: The policy text an agent follows (Markdown); blocks between
             ``<!-- steps -->`` and ``<!-- /steps -->`` are shown only with the step tools.
         field_policy: Columns left out of state comparison, with reasons.
-        tasks_dir: Folder of the domain's built-in task YAML files, if any.
+        tasks_dir: Folder of the domain's built-in task YAML files, if any (one task
+            set, unversioned: it is the domain's tasks under every suite version).
+        suites: Suite version → folder of that version's task files (``test/`` and
+            ``train/`` inside, or one flat folder split by each task's ``split``); a
+            folder that does not exist is a version the domain does not ship.
         step_tools: Tools recording mandatory steps, offered only to tasks that record
             steps (``record_steps``).
         think_prompt: A system-prompt section teaching an LLM agent how to use the
@@ -52,8 +73,8 @@ class Domain:
 
     Raises:
         DomainError: Two tools share a name (``search_policy`` is every domain's), the
-            policy's step blocks are unbalanced, or ``irreversible`` names a tool the
-            domain lacks or one that does not mutate.
+            policy's step blocks are unbalanced, ``irreversible`` names a tool the domain
+            lacks or one that does not mutate, or a suite version is not numbers.
     """
 
     def __init__(
@@ -69,6 +90,7 @@ class Domain:
         step_tools: Iterable[ToolSpec] = (),
         think_prompt: str | None = None,
         irreversible: Iterable[str] = (),
+        suites: Mapping[str, Path] | None = None,
     ) -> None:
         self.name = name
         self.think_prompt = think_prompt
@@ -98,6 +120,10 @@ class Domain:
         """Mutating tools an approval gate holds (their changes cannot be cheaply undone)."""
         self.field_policy = field_policy or FieldPolicy()
         self.tasks_dir = tasks_dir
+        self.suites: dict[str, Path] = dict(suites or {})
+        """Declared suite versions → task folders (empty: unversioned, `tasks_dir`)."""
+        for v in self.suites:
+            version_key(v)  # a malformed version label fails here, not at a lookup
         self._template: WorldTemplate | None = None
 
     @property
@@ -117,12 +143,16 @@ class Domain:
         step_tools: Iterable[ToolSpec] = (),
         extra_schema: str = "",
         irreversible: Iterable[str] = (),
+        suites: Mapping[str, str] | None = None,
     ) -> Domain:
         """A domain whose ``schema.sql``, ``policy.md`` and ``tasks/`` sit in ``folder``.
 
         ``extra_schema`` is DDL appended to ``schema.sql``: the tables of toolkit parts
         (`statebox.kit.ConsentLog.schema`) declared once in the kit, not per domain. A
-        ``think_prompt.md`` beside them is the domain's think prompt.
+        ``think_prompt.md`` beside them is the domain's think prompt. ``suites`` names
+        the task folder of each suite version, relative to ``folder``
+        (``{"1.0": "tasks", "2.0": "tasks_v2"}``); without it ``tasks/`` is the
+        domain's one unversioned task set.
 
         Raises:
             DomainError: ``schema.sql`` or ``policy.md`` is missing.
@@ -145,7 +175,26 @@ class Domain:
             step_tools=step_tools,
             think_prompt=think.read_text(encoding="utf-8") if think.is_file() else None,
             irreversible=irreversible,
+            suites={v: folder / sub for v, sub in (suites or {}).items()},
         )
+
+    def suite_folder(self, version: str) -> Path | None:
+        """The task folder of suite ``version``; None when the domain does not ship it.
+
+        An unversioned domain (only `tasks_dir`) gives `tasks_dir` for every version.
+        """
+        if not self.suites:
+            return self.tasks_dir
+        folder = self.suites.get(version)
+        return folder if folder is not None and folder.is_dir() else None
+
+    def versions(self) -> tuple[str, ...]:
+        """The suite versions the domain ships (its folder exists), oldest first.
+
+        Empty for an unversioned domain.
+        """
+        shipped = [v for v in self.suites if self.suite_folder(v) is not None]
+        return tuple(sorted(shipped, key=version_key))
 
     def policy_text(self, *, record_steps: bool = False) -> str:
         """The policy, with its step blocks when the step tools are offered."""

@@ -151,17 +151,25 @@ class GoldenResponder:
 
 
 def _suite_tasks(name: str) -> list[Task]:
+    """Both splits of a built-in suite's domains (docs/suites.md), without the registry."""
     from importlib.metadata import entry_points
 
     from statebox.domains import Domain
+    from statebox.errors import StateboxError
+    from statebox.tasks import resolve_suite, suite_tasks
 
-    tasks: list[Task] = []
+    domains: dict[str, Domain] = {}
+    builtin: set[str] = set()
     for ep in sorted(entry_points(group="statebox.domains"), key=lambda e: e.name):
-        if name not in ("all", ep.name):
-            continue
         domain = ep.load()
-        if isinstance(domain, Domain) and domain.tasks_dir is not None:
-            tasks += load_tasks(domain.tasks_dir)
+        if isinstance(domain, Domain):
+            domains[domain.name] = domain
+            if ep.value.startswith("statebox.domains."):
+                builtin.add(domain.name)
+    try:
+        tasks = suite_tasks(resolve_suite(name, domains, builtin), domains, both_splits=True)
+    except StateboxError as exc:
+        raise SystemExit(str(exc)) from None
     if not tasks:
         raise SystemExit(f"no tasks in suite {name!r}")
     return tasks
@@ -170,7 +178,11 @@ def _suite_tasks(name: str) -> list[Task]:
 def main(argv: Sequence[str] | None = None) -> None:
     """Serve the scripted model until interrupted."""
     p = argparse.ArgumentParser(prog="python -m statebox.llm._scripted_server")
-    p.add_argument("--suite", default=None, help="built-in suite (a domain name or 'all')")
+    p.add_argument(
+        "--suite",
+        default=None,
+        help="built-in suite: all, train, DOMAIN or DOMAIN:train, optionally @VERSION",
+    )
     p.add_argument("--tasks", type=Path, action="append", help="task file or folder")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=0)

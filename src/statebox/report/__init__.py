@@ -15,13 +15,23 @@ from statebox.report._card import (
     Floor,
     SuiteCard,
     build_suite_card,
+    card_tasks,
     format_false_rejection,
     format_floor,
     format_strength,
     render_card_markdown,
+    shape_markdown,
     strength_lines,
 )
 from statebox.report._html import DEFAULT_MAX_TRIALS, render_html_report, write_html_report
+from statebox.report._shape_card import (
+    SUITE_TARGETS,
+    THINKINGBOX_V1,
+    THINKINGBOX_V1_SOURCE,
+    ShapeTable,
+    build_shape_table,
+    shape_rows,
+)
 from statebox.report._summary import CampaignRows, summarize, summarize_campaigns
 from statebox.report._table import METRIC_LABELS, SIGNATURE_MEANINGS, print_summary
 from statebox.report._users import NOT_RECORDED
@@ -33,14 +43,20 @@ __all__ = [
     "METRIC_LABELS",
     "NOT_RECORDED",
     "SIGNATURE_MEANINGS",
+    "SUITE_TARGETS",
+    "THINKINGBOX_V1",
+    "THINKINGBOX_V1_SOURCE",
     "AblationConfig",
     "CampaignRows",
     "CheckStrength",
     "DomainCard",
     "Floor",
+    "ShapeTable",
     "SuiteCard",
     "analyze_ablation",
+    "build_shape_table",
     "build_suite_card",
+    "card_tasks",
     "format_false_rejection",
     "format_floor",
     "format_strength",
@@ -50,6 +66,8 @@ __all__ = [
     "render_campaign_card",
     "render_card_markdown",
     "render_html_report",
+    "shape_markdown",
+    "shape_rows",
     "strength_lines",
     "summarize",
     "summarize_campaigns",

@@ -14,8 +14,10 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from statebox.errors import DomainError
 from statebox.records import Manifest, TrialStatus
 from statebox.report._summary import CampaignRows
+from statebox.tasks import parse_suite, pin_legacy
 
 __all__ = ["CARD_METRICS", "render_campaign_card"]
 
@@ -40,6 +42,16 @@ def _interval(ci: Mapping[str, Any], key: str) -> str:
     return f"[{_fmt(pair[0])}, {_fmt(pair[1])}]"
 
 
+def _bench(source: str) -> str:
+    """`` (statebox-bench 2.0)`` for a built-in suite (an old unversioned name: 1.0)."""
+    if not source.startswith("suite:"):
+        return ""
+    try:
+        return f" ({parse_suite(pin_legacy(source.removeprefix('suite:'))).label})"
+    except DomainError:
+        return ""
+
+
 def _manifest_lines(m: Manifest | None) -> list[str]:
     if m is None:
         return ["- No manifest.json: the environment is unknown; this card pins nothing."]
@@ -47,8 +59,8 @@ def _manifest_lines(m: Manifest | None) -> list[str]:
     lines = [
         f"- Campaign id: `{m.campaign_id}`, created {m.created_at.isoformat()}",
         f"- statebox {m.statebox_version}, git revision `{m.git_revision or 'unknown'}`",
-        f"- Tasks: {len(m.task_ids)} from `{m.task_source}`; task bundle hash "
-        f"`{m.task_bundle_hash}`",
+        f"- Tasks: {len(m.task_ids)} from `{m.task_source}`{_bench(m.task_source)}; task "
+        f"bundle hash `{m.task_bundle_hash}`",
         f"- Environment hash: `{m.environment_hash or 'not recorded'}`",
     ]
     if m.environment:

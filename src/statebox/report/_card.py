@@ -6,6 +6,9 @@ installed domains; `render_card_markdown` turns it into the Markdown kept in
 from task validation (golden replay, oracle, noop and refuse agents, mutants, probes) over
 every task; ``validate=False`` skips it and the card says "not run" instead of a figure,
 never a guess.
+
+A card covers both splits of its suite's domains, at the suite's version (docs/suites.md),
+and carries the version's suite shape (`statebox.report.ShapeTable`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,13 @@ from statistics import mean
 from statebox._model import Model
 from statebox.judge import TaskValidation, validate_suite
 from statebox.registry import Registry
-from statebox.tasks import Task
+from statebox.report._shape_card import (
+    THINKINGBOX_V1_SOURCE,
+    ShapeTable,
+    build_shape_table,
+    shape_rows,
+)
+from statebox.tasks import SuiteName, Task
 
 __all__ = [
     "INTENDED_USE",
@@ -27,10 +36,12 @@ __all__ = [
     "Floor",
     "SuiteCard",
     "build_suite_card",
+    "card_tasks",
     "format_false_rejection",
     "format_floor",
     "format_strength",
     "render_card_markdown",
+    "shape_markdown",
     "strength_lines",
 ]
 
@@ -217,13 +228,17 @@ class SuiteCard(Model):
     """The card of a suite: one entry per domain with tasks, plus totals."""
 
     suite: str
-    """Suite name (a domain or ``all``)."""
+    """Suite name with its version (``all@2.0``; docs/suites.md)."""
+    bench: str = ""
+    """The suite version by name (``statebox-bench 2.0``)."""
     domains: tuple[DomainCard, ...]
     """Per-domain cards, by domain name."""
     validated: bool
     """Whether check strength was measured."""
     intended_use: str = INTENDED_USE
     """Licence and intended use."""
+    shape: ShapeTable | None = None
+    """The suite shape beside statebox-bench 1.0 and ThinkingBox-Bench (None: not measured)."""
 
     @property
     def tasks(self) -> int:
@@ -243,31 +258,46 @@ def _has_rubric(t: Task) -> bool:
     return t.checks.response is not None and bool(t.checks.response.rubric)
 
 
+def card_tasks(registry: Registry, suite: str | SuiteName) -> tuple[SuiteName, list[Task]]:
+    """The suite resolved, and the tasks its card covers: both splits of its domains.
+
+    Raises:
+        DomainError: Unknown suite or version.
+        TaskSpecError: A task file is invalid.
+    """
+    ref = registry.resolve_suite(suite)
+    return ref, registry.suite(ref, both_splits=True)
+
+
 def build_suite_card(
     registry: Registry,
-    suite: str = "all",
+    suite: str | SuiteName = "all",
     *,
     validate: bool = True,
     validations: Sequence[TaskValidation] | None = None,
+    shape: bool = True,
 ) -> SuiteCard:
     """Build the card of a suite from the registry's domains.
 
     Args:
         registry: Where the domains and their built-in tasks come from.
-        suite: A domain name, or ``all`` for every installed domain that ships tasks.
+        suite: A suite name (docs/suites.md); the card covers both splits of its
+            domains at its version (`card_tasks`).
         validate: Report check strength, false rejections and floors.
-        validations: The suite's task validations (`statebox.judge.validate_suite`);
-            with ``validate`` and none given, every task is validated here, in this
-            process (slow on large suites).
+        validations: The card's task validations (`statebox.judge.validate_suite`
+            over `card_tasks`); with ``validate`` and none given, every task is
+            validated here, in this process (slow on large suites).
+        shape: Measure the suite shape (golden replays of every task, and of
+            statebox-bench 1.0's for comparison).
 
     Returns:
         The card; domains without tasks are left out.
 
     Raises:
-        DomainError: Unknown suite, or a named domain without tasks.
+        DomainError: Unknown suite or version, or a named domain without tasks.
         TaskSpecError: A task file is invalid.
     """
-    tasks = registry.suite(suite)
+    ref, tasks = card_tasks(registry, suite)
     if validate and validations is None:
         domains = {n: registry.domain(n) for n in sorted({t.domain for t in tasks})}
         validations, _ = validate_suite(domains, tasks)
@@ -316,7 +346,13 @@ def build_suite_card(
                 check_strength=CheckStrength.of([by_id[t.id] for t in ts]) if validate else None,
             )
         )
-    return SuiteCard(suite=suite, domains=tuple(cards), validated=validate)
+    return SuiteCard(
+        suite=str(ref),
+        bench=ref.label,
+        domains=tuple(cards),
+        validated=validate,
+        shape=build_shape_table(registry, ref, tasks) if shape and tasks else None,
+    )
 
 
 def format_strength(strength: CheckStrength | None) -> str:
@@ -372,6 +408,28 @@ def strength_lines(s: CheckStrength) -> list[str]:
     ]
 
 
+def shape_markdown(table: ShapeTable) -> list[str]:
+    """The suite shape section of the Markdown card, as lines."""
+    rows = shape_rows(table)
+    out = [
+        "## Suite shape",
+        "",
+        f"Over the test split of statebox-bench {table.version}, measured by replaying the "
+        "golden trajectories of both splits (docs/suites.md defines every figure). "
+        + (
+            "✓ meets the version's target, ✗ misses it."
+            if table.targets is not None
+            else "This version promised no figures."
+        ),
+        "",
+        "| " + " | ".join(rows[0]) + " |",
+        "|" + "---|" * len(rows[0]),
+    ]
+    out += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+    out += ["", f"{THINKINGBOX_V1_SOURCE}.", ""]
+    return out
+
+
 def render_card_markdown(card: SuiteCard) -> str:
     """The card as Markdown (the text of ``docs/suite-card.md``).
 
@@ -386,6 +444,9 @@ def render_card_markdown(card: SuiteCard) -> str:
         "",
         "Generated by `statebox tasks card --suite "
         f"{card.suite} --format markdown`; do not edit by hand.",
+        "",
+        f"Suite version: **{card.bench}**; the card covers both splits of its domains "
+        "(docs/suites.md).",
         "",
         "## Overview",
         "",
@@ -417,6 +478,10 @@ def render_card_markdown(card: SuiteCard) -> str:
         "either passes is invalid. The README says what is and is not judged; see "
         "docs/design.md §5.",
         "",
+    ]
+    if card.shape is not None:
+        out += shape_markdown(card.shape)
+    out += [
         "## Tasks per family",
         "",
     ]

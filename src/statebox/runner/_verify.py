@@ -31,7 +31,7 @@ from statebox.runner._replay import (
     predates_error_classes,
     replay_trial,
 )
-from statebox.tasks import Task, WorldCache, bundle_hash, load_tasks
+from statebox.tasks import Task, WorldCache, bundle_hash, load_tasks, pin_legacy
 
 __all__ = [
     "TrialCheck",
@@ -128,7 +128,8 @@ def campaign_tasks(
         return load_tasks(list(task_paths))
     source = manifest.task_source
     if source.startswith("suite:"):
-        return registry.suite(source.removeprefix("suite:"))
+        # A name recorded before suites had versions meant 1.0's tasks.
+        return registry.suite(pin_legacy(source.removeprefix("suite:")))
     paths = [Path(p) for p in source.split(", ")]
     missing = [str(p) for p in paths if not p.exists()]
     if missing:

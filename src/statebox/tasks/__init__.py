@@ -1,4 +1,4 @@
-"""Tasks: the `Task` model and its YAML loader."""
+"""Tasks: the `Task` model, its YAML loader and the built-in suites' names and versions."""
 
 from statebox.tasks._loader import bundle_hash, load_tasks, parse_tasks
 from statebox.tasks._model import (
@@ -16,10 +16,23 @@ from statebox.tasks._model import (
     TextCheck,
     UserSpec,
 )
+from statebox.tasks._suites import (
+    BENCH_NAME,
+    LEGACY_VERSION,
+    SuiteName,
+    default_version,
+    parse_suite,
+    pin_legacy,
+    resolve_suite,
+    suite_tasks,
+    suite_versions,
+)
 from statebox.tasks._user import BehaviourSpec, Fact, default_ask
 from statebox.tasks._worlds import WorldCache
 
 __all__ = [
+    "BENCH_NAME",
+    "LEGACY_VERSION",
     "BehaviourSpec",
     "CheckFact",
     "Checks",
@@ -32,12 +45,19 @@ __all__ = [
     "RubricQuestion",
     "SqlInvariant",
     "StatePatch",
+    "SuiteName",
     "Task",
     "TextCheck",
     "UserSpec",
     "WorldCache",
     "bundle_hash",
     "default_ask",
+    "default_version",
     "load_tasks",
+    "parse_suite",
     "parse_tasks",
+    "pin_legacy",
+    "resolve_suite",
+    "suite_tasks",
+    "suite_versions",
 ]

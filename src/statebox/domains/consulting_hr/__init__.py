@@ -36,6 +36,7 @@ DOMAIN = Domain.from_folder(
     ),  # held by --approval-gate
     step_tools=STEP_TOOLS,
     extra_schema=STEP_SCHEMA,
+    suites={"1.0": "tasks", "2.0": "tasks_v2"},
     field_policy=FieldPolicy(
         excluded=(
             ExcludedField(table="ticket_notes", column="body", reason=_FREE_TEXT),

@@ -4,7 +4,7 @@ Follows the contract of TRL `TRL_VERSION` (`StateboxTrlEnvironment` says how)::
 
     from statebox.rl.trl import for_suite
 
-    env_cls, rows = for_suite("retail")
+    env_cls, rows = for_suite("retail:train")
     trainer = GRPOTrainer(model=..., train_dataset=Dataset.from_list(rows),
                           environment_factory=env_cls, args=GRPOConfig(...))
 
@@ -20,7 +20,7 @@ from typing import Any
 from statebox.episode import Limits, UserSimulator
 from statebox.rl.trl._dataset import SYSTEM_PROMPT, dataset, rows
 from statebox.rl.trl._environment import USER_TOOL, StateboxTrlEnvironment, environment_class
-from statebox.tasks import Task
+from statebox.tasks import Task, parse_suite
 
 __all__ = [
     "SYSTEM_PROMPT",
@@ -38,8 +38,8 @@ TRL_VERSION = "1.16.0"
 
 
 def for_suite(
-    suite: str = "all",
-    split: str = "train",
+    suite: str = "train",
+    split: str | None = None,
     *,
     registry: Any = None,
     allow_test: bool = False,
@@ -49,8 +49,10 @@ def for_suite(
     """The environment class and dataset rows of a built-in suite's ``split``.
 
     Args:
-        suite: A domain name or ``all``.
-        split: The split the rows come from.
+        suite: A suite name (docs/suites.md): ``train`` (every domain's train tasks of
+            the default version), ``DOMAIN:train``, ``all``/``DOMAIN`` (their train
+            split unless ``split`` says otherwise), each optionally ``@VERSION``.
+        split: The split the rows come from (None: the suite's own split, else train).
         registry: Where the suite and its domains come from (default: the built-in
             domains and the ``statebox.domains`` entry points).
         allow_test: Allow a test split (refused by default: it is for measuring).
@@ -62,13 +64,15 @@ def for_suite(
 
     Raises:
         ConfigError: A test split without ``allow_test``, or no task in the split.
-        DomainError: Unknown suite.
+        DomainError: Unknown suite or version.
     """
     if registry is None:
         from statebox.registry import default_registry
 
         registry = default_registry()
-    tasks = registry.suite(suite)
+    ref = registry.resolve_suite(suite)
+    split = split or parse_suite(suite).split or "train"  # as written: `:test` is test
+    tasks = registry.suite(ref, both_splits=True)
     domains = {n: registry.domain(n) for n in sorted({t.domain for t in tasks})}
     data = rows(tasks, split, allow_test=allow_test)
     chosen = [t for t in tasks if t.split == split]
