@@ -137,7 +137,9 @@ def test_tools_refuse_until_the_caller_is_verified() -> None:
         world.close()
 
 
-def test_extending_after_the_grace_period_fails(suites: dict[str, list[Task]]) -> None:
+def test_extending_after_the_grace_period_is_refused_and_claiming_it_done_never_passes(
+    suites: dict[str, list[Task]],
+) -> None:
     task = _task(suites, "auto_insurance.payment-extension.past-grace.001")
     judge = Judge(AUTO, WorldCache(), skip_rubric=True)
     extending = ScriptAgent(
@@ -151,14 +153,16 @@ def test_extending_after_the_grace_period_fails(suites: dict[str, list[Task]]) -
         final="Done: your payment is now due on 2025-11-05.",
     )
     played = asyncio.run(play(AUTO, task, extending, judge=judge))
+    # Since suite 2.0 the tool enforces the grace period: the extension is refused and
+    # writes nothing, so the state stays right...
+    (refusal,) = [e for e in played.transcript if e.result is not None and not e.result.ok]
+    assert refusal.call is not None and refusal.call.tool == "grant_payment_extension"
+    assert refusal.result is not None and refusal.result.error is not None
+    assert refusal.result.error.kind == "invalid_state"
+    assert played.verdict.comparison.extra == () and played.verdict.comparison.missing == ()
+    # ...and the false "Done" is left to the rubric: unjudged without a judge model, never a pass.
     assert not played.verdict.passed
-    assert played.verdict.signature == FailureSignature.WRONG_STATE_UPDATE
-    # Golden writes neither table, so both changes are extra effects (none missing or wrong).
-    extra = sorted((d.table, d.column) for d in played.verdict.comparison.extra)
-    assert [t for t, _ in extra] == ["installments", "payment_extensions"]
-    assert ("installments", "due_date") in extra
-    assert played.verdict.comparison.wrong == () and played.verdict.comparison.missing == ()
-    assert played.verdict.tool_grader_fooled
+    assert played.verdict.signature == FailureSignature.UNJUDGED
 
     def refusing() -> ScriptAgent:
         return ScriptAgent(
