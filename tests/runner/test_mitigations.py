@@ -44,7 +44,7 @@ def retail() -> Domain:
 @pytest.fixture(scope="module")
 def refund_task(retail: Domain) -> Task:
     """A retail task whose golden trajectory issues a refund (an irreversible tool)."""
-    suite = default_registry().suite("retail")
+    suite = default_registry().suite("retail@1.0")
     return next(t for t in suite if any(c.tool == "issue_refund" for c in t.golden))
 
 
@@ -280,7 +280,7 @@ def test_gated_campaign_counts_refusals_and_verify_reproduces_them(
         agents=[_WrongRefund(), gated],
         trials=1,
         out=out,
-        task_source="suite:retail",
+        task_source="suite:retail@1.0",
     )
     asyncio.run(run_campaign(campaign, registry))
     records = {r.agent_id: r for r in read_results(out)}
@@ -369,7 +369,7 @@ def test_offline_ablate_prints_the_mitigation_table(tmp_path: Path) -> None:
 
 def test_ablate_refuses_prompt_configurations_of_an_offline_agent(tmp_path: Path) -> None:
     args = ["ablate", "--agent", "fault", "--config", "baseline", "--config", "think"]
-    result = CliRunner().invoke(app, [*args, "--suite", "retail", "--out", str(tmp_path / "x")])
+    result = CliRunner().invoke(app, [*args, "--suite", "retail@1.0", "--out", str(tmp_path / "x")])
     assert result.exit_code != 0
     assert "offline agent" in " ".join(result.output.split())
 
@@ -397,6 +397,6 @@ def test_run_with_a_human_gate_reads_piped_answers(tmp_path: Path, refund_task: 
 
 
 def test_run_refuses_an_unknown_approver(tmp_path: Path) -> None:
-    args = ["run", "--suite", "retail", "--agent", "oracle", "--approval-gate", "boss"]
+    args = ["run", "--suite", "retail@1.0", "--agent", "oracle", "--approval-gate", "boss"]
     result = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "x")])
     assert result.exit_code != 0 and "simulated, llm, human" in result.output
