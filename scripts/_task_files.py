@@ -12,7 +12,13 @@ from typing import Any
 
 import yaml
 
-__all__ = ["write_families"]
+__all__ = ["drop_train_templates", "write_families"]
+
+
+def _dump(tasks: Sequence[Mapping[str, Any]]) -> str:
+    return yaml.safe_dump(
+        list(tasks), sort_keys=False, allow_unicode=True, width=100, default_flow_style=False
+    )
 
 
 def write_families(families: Mapping[str, Sequence[Mapping[str, Any]]], out: Path) -> None:
@@ -22,11 +28,32 @@ def write_families(families: Mapping[str, Sequence[Mapping[str, Any]]], out: Pat
         if old.stem not in families:
             old.unlink()
     for family in sorted(families):
-        text = yaml.safe_dump(
-            list(families[family]),
-            sort_keys=False,
-            allow_unicode=True,
-            width=100,
-            default_flow_style=False,
-        )
-        (out / f"{family}.yaml").write_text(text, encoding="utf-8")
+        (out / f"{family}.yaml").write_text(_dump(families[family]), encoding="utf-8")
+
+
+def drop_train_templates(root: Path) -> int:
+    """Remove the train tasks of ``root/train`` that re-instance a task of ``root/test``.
+
+    A train task whose signature (`statebox.judge.task_signature`: the golden calls with
+    every value blanked, the behaviour and the check shape) equals a test task's is the
+    test task's template with other ids and amounts, so RL on it would train on the test
+    set. Files are rewritten in place, in order; returns how many tasks were removed.
+    """
+    from statebox.judge import task_signature
+    from statebox.tasks import parse_tasks
+
+    def loaded(path: Path) -> tuple[list[Any], list[str]]:
+        rows = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        return rows, [task_signature(t) for t in parse_tasks(rows, file=path)]
+
+    test = {sig for f in sorted((root / "test").glob("*.yaml")) for sig in loaded(f)[1]}
+    dropped = 0
+    for path in sorted((root / "train").glob("*.yaml")):
+        rows, sigs = loaded(path)
+        keep = [row for row, sig in zip(rows, sigs, strict=True) if sig not in test]
+        dropped += len(rows) - len(keep)
+        if not keep:
+            path.unlink()
+        elif len(keep) < len(rows):
+            path.write_text(_dump(keep), encoding="utf-8")
+    return dropped

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from scripts._task_files import drop_train_templates
 from scripts.gen_auto_insurance_tasks.__main__ import OUT as V1
 
 from ._plans import TEST, TRAIN, build
@@ -21,6 +22,7 @@ def main(out: Path | None = None) -> None:
         tasks = build(split, intents, pairs)
         tasks.write(root / split)
         print(f"{split}: {tasks.count()} tasks from {len(intents)} intents")
+    print(f"train: {drop_train_templates(root)} tasks dropped (a test task's template)")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scripts._task_files import write_families
+from scripts._task_files import drop_train_templates, write_families
 from scripts.gen_consulting_hr_tasks._build import Row
 
 from . import _manager as m
@@ -181,6 +181,7 @@ def main(out: Path | None = None) -> None:
         write_families(split.families, root / split.name)
         counts: dict[str, Any] = {f: len(t) for f, t in sorted(split.families.items())}
         print(f"{split.name}: {split.size()} tasks {counts}")
+    print(f"train: {drop_train_templates(root)} tasks dropped (a test task's template)")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from itertools import combinations
 from pathlib import Path
 
-from scripts._task_files import write_families
+from scripts._task_files import drop_train_templates, write_families
 from scripts.gen_neobank_it_tasks._build import EMP, Row
 
 from ._blocks import Block, Who
@@ -148,6 +148,7 @@ def main(out: Path | None = None) -> None:
     for split in (build_test(), build_train()):
         write_families(split.families, out / split.split)
         print(f"{split.split}: {sum(len(t) for t in split.families.values())} tasks")
+    print(f"train: {drop_train_templates(out)} tasks dropped (a test task's template)")
 
 
 if __name__ == "__main__":

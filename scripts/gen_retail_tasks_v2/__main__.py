@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scripts._task_files import write_families
+from scripts._task_files import drop_train_templates, write_families
 
 from . import _test_intents, _train_intents
 from ._compose import build_split
@@ -41,6 +41,7 @@ def main(out: Path | None = None) -> None:
     for split, families in splits.items():
         write_families(families, out / split)
         print(f"{split}: {sum(len(t) for t in families.values())} tasks in {len(families)} files")
+    print(f"train: {drop_train_templates(out)} tasks dropped (a test task's template)")
 
 
 if __name__ == "__main__":

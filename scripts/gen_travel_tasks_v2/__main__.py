@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from itertools import combinations
 from pathlib import Path
 
+from scripts._task_files import drop_train_templates
 from scripts.gen_travel_tasks._build import SEED
 
 from ._compose import Part, Shape, Suite, leaks
@@ -122,13 +123,14 @@ def main(out: Path | None = None) -> None:
     test.pairs(2, 42)
     train = Planner(suite, "train", TRAIN)
     train.singles(7)
-    train.pairs(1, 110)
+    train.pairs(1, 136)
     suite.write(out or OUT)
     for split in ("test", "train"):
         tasks = suite.tasks(split)
         multi = sum(1 for t in tasks if "multi-intent" in t["tags"])
         recovery = sum(1 for t in tasks if "recovery" in t["tags"])
         print(f"{split}: {len(tasks)} tasks, {multi} multi-intent, {recovery} recovery")
+    print(f"train: {drop_train_templates(out or OUT)} tasks dropped (a test task's template)")
 
 
 if __name__ == "__main__":

@@ -73,8 +73,20 @@ def test_tasks_differing_in_amounts_only_are_reinstances_and_leak_across_splits(
     assert "3 test tasks share a train branch" in misses
 
 
-def test_intent_tags_name_the_branches(toy_domain: Domain, task: Task) -> None:
+def test_intent_tags_name_the_branches_but_no_label_hides_a_template(
+    toy_domain: Domain, task: Task
+) -> None:
     two = _transfer(task, "toy.transfer.basic.201", 40, tags=["intent:pay.bo", "intent:pay.cy"])
-    train = _transfer(task, "toy.transfer.basic.202", 40, split="train", tags=["intent:pay.dee"])
-    o = suite_shape({"toy": toy_domain}, [two, train]).overall
+    other = task_from(
+        _transfer(task, "toy.transfer.basic.202", 40, split="train", tags=["intent:pay.dee"]),
+        golden=[{"tool": "get_account", "args": {"account_id": "A2"}}, *two.model_dump()["golden"]],
+    )
+    o = suite_shape({"toy": toy_domain}, [two, other]).overall
     assert (o.multi_intent, o.leaked_branches, o.test_tasks_with_train_sibling) == (1, (), 0)
+    # Found by a review: other tags (or fact names) on the same golden steps made a
+    # re-instance, or a train copy of a test template, look new.
+    relabelled = _transfer(task, "toy.transfer.basic.203", 15, split="train", tags=["intent:x.y"])
+    o = suite_shape({"toy": toy_domain}, [two, relabelled]).overall
+    assert o.test_tasks_with_train_sibling == 1
+    twin = _transfer(task, "toy.transfer.basic.204", 15, tags=["intent:x.z"])
+    assert suite_shape({"toy": toy_domain}, [two, twin]).overall.reinstances == 2

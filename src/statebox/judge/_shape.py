@@ -1,8 +1,8 @@
 """The shape of a suite: how deep, diverse and leak-free its tasks are, measured.
 
-Every figure here is read from the tasks themselves or from replaying their golden
-trajectories on their worlds, never from a label a generator could set to please the
-card (docs/suite-card.md, "Suite shape"):
+Every figure here is read from replaying the tasks' golden trajectories on their
+worlds, except multi-intent, which counts the requests a task declares; tags and fact
+names never enter a signature (docs/suites.md, "The suite shape"):
 
 - *golden calls*: calls in the golden trajectory;
 - *business writes*: golden calls that succeed on replay and change a business table:
@@ -17,7 +17,7 @@ card (docs/suite-card.md, "Suite shape"):
 - *distinct sequences per task*: distinct golden tool-name sequences ÷ tasks;
 - *re-instance*: another task of the same domain and split has the same signature once
   ids, amounts and every other argument value are blanked to their type — same tool
-  sequence and argument names, same facts asked for, same behaviour, same check shape;
+  sequence, argument names and declared refusals, same behaviour, same check shape;
 - *leaks*: test branches (``intent:`` tags, or ``family.branch`` of the id where a task
   has none) and signatures that a train task shares.
 """
@@ -161,11 +161,11 @@ def task_signature(task: Task) -> str:
     equal signatures re-instance each other.
     """
     b = task.user.behaviour
+    # Labels (tags, intent names) and fact names are left out: a generator could vary
+    # them without changing what the agent must do.
     parts = (
         [(c.tool, _blank(c.args), c.fails) for c in task.golden],
-        sorted(task.user.facts),
         (b.confirm, b.pushback, b.alternative, bool(b.changed_from)),
-        sorted(task.tags),
         task.read_only,
         (
             len(task.checks.invariants),
