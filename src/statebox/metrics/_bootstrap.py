@@ -155,7 +155,7 @@ def resampling_unit(outcomes: Sequence[TaskOutcome]) -> str:
         return f"tasks ({len(outcomes)}, each its own cluster)"
     return (
         f"task branches ({len(clusters)} branches of {len(outcomes)} tasks; "
-        "re-instances of one branch resampled together)"
+        "tasks of one branch, family.branch of the id, resampled together)"
     )
 
 
