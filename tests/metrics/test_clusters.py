@@ -45,7 +45,8 @@ def test_siblings_resampled_together_widen_the_interval() -> None:
     assert wide == Interval(0.0, 1.0)
     assert narrow is not None and narrow.low >= 0.1 and narrow.high <= 0.9
     assert resampling_unit(clustered) == (
-        "task branches (2 branches of 10 tasks; tasks of one branch, family.branch of the id, resampled together)"
+        "task branches (2 branches of 10 tasks; "
+        "tasks of one branch, family.branch of the id, resampled together)"
     )
     assert resampling_unit(independent) == "tasks (10, each its own cluster)"
     assert spec.describe(resampling_unit(clustered)).startswith(
