@@ -206,6 +206,22 @@ def test_a_refused_irreversible_call_leaves_no_effect_and_is_counted(
     assert ApprovalCounts.of(transcript) == ApprovalCounts(held=1, approved=0, refused=1)
 
 
+def test_the_simulated_approver_cannot_be_probed_amount_after_amount(
+    retail: Domain, refund_task: Task
+) -> None:
+    """A refused refund is not a free probe: the right amount after a wrong one is refused too."""
+    wrong = _wrong_refund(refund_task)
+    right = next(c for c in refund_task.golden if c.tool == "issue_refund").args
+    approver = SimulatedApprover(refund_task, retail.tools)
+    agent = ScriptAgent([call("issue_refund", **wrong), call("issue_refund", **right)])
+    changes, transcript, _ = asyncio.run(_play(retail, refund_task, agent, approver))
+    assert not any(e.table == "refunds" for e in changes)
+    held = [e for e in transcript if e.kind == "tool_call" and e.approval is not None]
+    assert [e.approval.approved for e in held if e.approval] == [False, False]
+    assert held[1].approval is not None and "no re-tries" in held[1].approval.reason
+    assert ApprovalCounts.of(transcript) == ApprovalCounts(held=2, approved=0, refused=2)
+
+
 def test_the_simulated_approver_approves_each_golden_call_once(
     retail: Domain, refund_task: Task
 ) -> None:
