@@ -416,3 +416,26 @@ def test_run_refuses_an_unknown_approver(tmp_path: Path) -> None:
     args = ["run", "--suite", "retail@1.0", "--agent", "oracle", "--approval-gate", "boss"]
     result = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "x")])
     assert result.exit_code != 0 and "simulated, llm, human" in result.output
+
+
+def test_a_human_gate_refuses_parallel_trials(tmp_path: Path) -> None:
+    """One terminal answers the prompts: run and ablate refuse --concurrency above 1."""
+    args = ["run", "--suite", "retail@1.0", "--agent", "oracle", "--approval-gate", "human"]
+    result = CliRunner().invoke(app, [*args, "--concurrency", "2", "--out", str(tmp_path / "r")])
+    assert result.exit_code != 0
+    assert "--approval-gate human asks one call at a time; add --concurrency 1" in result.output
+    args = ["ablate", "--agent", "fault", "--config", "baseline", "--config", "approval-gate"]
+    args += ["--suite", "retail@1.0"]
+    result = CliRunner().invoke(app, [*args, "--approver", "human", "--out", str(tmp_path / "a")])
+    assert result.exit_code != 0
+    assert "--approver human asks one call at a time; add --concurrency 1" in result.output
+    assert not (tmp_path / "r").exists() and not (tmp_path / "a").exists()
+
+
+def test_ablate_names_its_own_approver_flag(tmp_path: Path) -> None:
+    args = ["ablate", "--agent", "fault", "--config", "baseline", "--config", "approval-gate"]
+    args += ["--suite", "retail@1.0"]
+    result = CliRunner().invoke(app, [*args, "--approver", "bogus", "--out", str(tmp_path / "a")])
+    assert result.exit_code != 0
+    assert "--approver 'bogus': choose simulated, llm, human" in result.output
+    assert "--approval-gate" not in result.output
