@@ -28,7 +28,7 @@ from statebox.judge import unrecovered_error
 from statebox.llm import Reply
 from statebox.records import ApprovalCounts, read_results, read_trial_rows
 from statebox.registry import default_registry
-from statebox.report import summarize
+from statebox.report import print_ablation, summarize
 from statebox.runner import Campaign, MitigatedFactory, Mitigations, run_campaign
 from statebox.tasks import Task, WorldCache
 from statebox.tools import ToolFailure, ToolResult
@@ -373,6 +373,18 @@ def test_offline_ablate_prints_the_mitigation_table(tmp_path: Path) -> None:
         "minimal-surface+approval-gate",
     ]
     assert figures["same_outcomes_as_reference"]["retry-classified"] is True
+    # The column names what it compares: pass/fail per trial, not the whole outcome.
+    from rich.console import Console
+
+    wide = io.StringIO()
+    print_ablation(figures, Console(file=wide, width=400))
+    table = wide.getvalue()
+    assert "identical to the reference" not in table
+    assert "same pass/fail per trial as the reference" in table
+    assert figures["trials_differing_from_reference"]["retry-classified"] == 0
+    if not figures["same_outcomes_as_reference"]["approval-gate"]:
+        n = figures["trials_differing_from_reference"]["approval-gate"]
+        assert n > 0 and f"pass/fail differs on {n} trial" in table
     gate = figures["approvals"]["approval-gate"]
     assert gate["refused"] > 0 and gate["held"] == gate["approved"] + gate["refused"]
     assert figures["approvals"]["baseline"] is None
