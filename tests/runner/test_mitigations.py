@@ -242,9 +242,11 @@ def test_human_approver_reads_piped_answers(refund_task: Task) -> None:
     prompts = io.StringIO()
     human = HumanApprover(refund_task, read=io.StringIO("y\nno\n"), write=prompts)
     c = ToolCall(tool="issue_refund", args={"order_id": "ORD-1"})
-    decisions = [asyncio.run(human.decide(c)) for _ in range(3)]
-    assert [d.approved for d in decisions] == [True, False, False]
-    assert "end of input" in decisions[2].reason
+    decisions = [asyncio.run(human.decide(c)) for _ in range(4)]
+    assert [d.approved for d in decisions] == [True, False, False, False]
+    assert "end of input" in decisions[2].reason and "end of input" in decisions[3].reason
+    # The end of the answers is said once on the prompt stream, not once per call.
+    assert prompts.getvalue().count("end of input: every remaining held call is refused") == 1
     assert "issue_refund" in prompts.getvalue() and refund_task.id in prompts.getvalue()
 
 

@@ -29,6 +29,7 @@ import contextlib
 import json
 import sys
 import threading
+import weakref
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import IO, Any, Protocol
@@ -186,6 +187,7 @@ class HumanApprover:
 
     name = "human"
     _lock = threading.Lock()
+    _ended: weakref.WeakSet[IO[str]] = weakref.WeakSet()  # inputs whose end was announced
 
     def __init__(self, task: Task, read: IO[str] | None = None, write: IO[str] | None = None):
         self._task = task
@@ -200,7 +202,14 @@ class HumanApprover:
                 f"{json.dumps(call.args, sort_keys=True)}\napprove? [y/N] "
             )
             out.flush()
-            return (self._read or sys.stdin).readline()
+            source = self._read or sys.stdin
+            line = source.readline()
+            if not line and source not in HumanApprover._ended:
+                # Said once per input, not per call: every later prompt gets the same end.
+                HumanApprover._ended.add(source)
+                out.write("\n[approval] end of input: every remaining held call is refused\n")
+                out.flush()
+            return line
 
     async def decide(self, call: ToolCall) -> ApprovalDecision:
         """The person's answer (end of input: a refusal)."""
