@@ -28,7 +28,7 @@ from statebox.judge import unrecovered_error
 from statebox.llm import Reply
 from statebox.records import ApprovalCounts, read_results, read_trial_rows
 from statebox.registry import default_registry
-from statebox.report import summarize
+from statebox.report import print_ablation, summarize
 from statebox.runner import Campaign, MitigatedFactory, Mitigations, run_campaign
 from statebox.tasks import Task, WorldCache
 from statebox.tools import ToolFailure, ToolResult
@@ -206,6 +206,22 @@ def test_a_refused_irreversible_call_leaves_no_effect_and_is_counted(
     assert ApprovalCounts.of(transcript) == ApprovalCounts(held=1, approved=0, refused=1)
 
 
+def test_the_simulated_approver_cannot_be_probed_amount_after_amount(
+    retail: Domain, refund_task: Task
+) -> None:
+    """A refused refund is not a free probe: the right amount after a wrong one is refused too."""
+    wrong = _wrong_refund(refund_task)
+    right = next(c for c in refund_task.golden if c.tool == "issue_refund").args
+    approver = SimulatedApprover(refund_task, retail.tools)
+    agent = ScriptAgent([call("issue_refund", **wrong), call("issue_refund", **right)])
+    changes, transcript, _ = asyncio.run(_play(retail, refund_task, agent, approver))
+    assert not any(e.table == "refunds" for e in changes)
+    held = [e for e in transcript if e.kind == "tool_call" and e.approval is not None]
+    assert [e.approval.approved for e in held if e.approval] == [False, False]
+    assert held[1].approval is not None and "no re-tries" in held[1].approval.reason
+    assert ApprovalCounts.of(transcript) == ApprovalCounts(held=2, approved=0, refused=2)
+
+
 def test_the_simulated_approver_approves_each_golden_call_once(
     retail: Domain, refund_task: Task
 ) -> None:
@@ -226,9 +242,11 @@ def test_human_approver_reads_piped_answers(refund_task: Task) -> None:
     prompts = io.StringIO()
     human = HumanApprover(refund_task, read=io.StringIO("y\nno\n"), write=prompts)
     c = ToolCall(tool="issue_refund", args={"order_id": "ORD-1"})
-    decisions = [asyncio.run(human.decide(c)) for _ in range(3)]
-    assert [d.approved for d in decisions] == [True, False, False]
-    assert "end of input" in decisions[2].reason
+    decisions = [asyncio.run(human.decide(c)) for _ in range(4)]
+    assert [d.approved for d in decisions] == [True, False, False, False]
+    assert "end of input" in decisions[2].reason and "end of input" in decisions[3].reason
+    # The end of the answers is said once on the prompt stream, not once per call.
+    assert prompts.getvalue().count("end of input: every remaining held call is refused") == 1
     assert "issue_refund" in prompts.getvalue() and refund_task.id in prompts.getvalue()
 
 
@@ -357,6 +375,18 @@ def test_offline_ablate_prints_the_mitigation_table(tmp_path: Path) -> None:
         "minimal-surface+approval-gate",
     ]
     assert figures["same_outcomes_as_reference"]["retry-classified"] is True
+    # The column names what it compares: pass/fail per trial, not the whole outcome.
+    from rich.console import Console
+
+    wide = io.StringIO()
+    print_ablation(figures, Console(file=wide, width=400))
+    table = wide.getvalue()
+    assert "identical to the reference" not in table
+    assert "same pass/fail per trial as the reference" in table
+    assert figures["trials_differing_from_reference"]["retry-classified"] == 0
+    if not figures["same_outcomes_as_reference"]["approval-gate"]:
+        n = figures["trials_differing_from_reference"]["approval-gate"]
+        assert n > 0 and f"pass/fail differs on {n} trial" in table
     gate = figures["approvals"]["approval-gate"]
     assert gate["refused"] > 0 and gate["held"] == gate["approved"] + gate["refused"]
     assert figures["approvals"]["baseline"] is None
@@ -400,3 +430,26 @@ def test_run_refuses_an_unknown_approver(tmp_path: Path) -> None:
     args = ["run", "--suite", "retail@1.0", "--agent", "oracle", "--approval-gate", "boss"]
     result = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "x")])
     assert result.exit_code != 0 and "simulated, llm, human" in result.output
+
+
+def test_a_human_gate_refuses_parallel_trials(tmp_path: Path) -> None:
+    """One terminal answers the prompts: run and ablate refuse --concurrency above 1."""
+    args = ["run", "--suite", "retail@1.0", "--agent", "oracle", "--approval-gate", "human"]
+    result = CliRunner().invoke(app, [*args, "--concurrency", "2", "--out", str(tmp_path / "r")])
+    assert result.exit_code != 0
+    assert "--approval-gate human asks one call at a time; add --concurrency 1" in result.output
+    args = ["ablate", "--agent", "fault", "--config", "baseline", "--config", "approval-gate"]
+    args += ["--suite", "retail@1.0"]
+    result = CliRunner().invoke(app, [*args, "--approver", "human", "--out", str(tmp_path / "a")])
+    assert result.exit_code != 0
+    assert "--approver human asks one call at a time; add --concurrency 1" in result.output
+    assert not (tmp_path / "r").exists() and not (tmp_path / "a").exists()
+
+
+def test_ablate_names_its_own_approver_flag(tmp_path: Path) -> None:
+    args = ["ablate", "--agent", "fault", "--config", "baseline", "--config", "approval-gate"]
+    args += ["--suite", "retail@1.0"]
+    result = CliRunner().invoke(app, [*args, "--approver", "bogus", "--out", str(tmp_path / "a")])
+    assert result.exit_code != 0
+    assert "--approver 'bogus': choose simulated, llm, human" in result.output
+    assert "--approval-gate" not in result.output

@@ -104,3 +104,27 @@ def test_serve_takes_suite_names_and_serves_both_splits_by_default(
     # whatever the default version's `all` (its test tasks) holds.
     default = _served(monkeypatch)
     assert {"test", "train"} == set(default.values())
+
+
+@pytest.mark.parametrize("name", ["bogus", "retail@0.5", "retail:nope"])
+def test_serve_refuses_a_bad_suite_before_starting(
+    monkeypatch: pytest.MonkeyPatch, name: str
+) -> None:
+    """A bad --suite is a one-line error and a non-zero exit, not a server never ready."""
+    from typer.testing import CliRunner
+
+    import statebox.serve
+    from statebox.cli import app
+
+    started: list[object] = []
+
+    def fake(load: object, **kwargs: object) -> None:
+        started.append(load)
+        raise RuntimeError("the server would start")  # the bug: never ready, never exits
+
+    monkeypatch.setattr(statebox.serve, "ServeApp", fake, raising=False)
+    result = CliRunner().invoke(app, ["serve", "--no-openenv", "--suite", name])
+    assert result.exit_code != 0 and not started
+    assert "Traceback" not in result.output
+    lines = [line for line in result.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "suite" in lines[0], result.output

@@ -356,7 +356,9 @@ def ablate(
 
         approvers = llm_approvers(roles.setup, approver_model, approver_base_url)
     if gated:
-        check_approval_gate(approver, approvers)
+        check_approval_gate(
+            approver, approvers, concurrency=settings.concurrency, flag="--approver"
+        )
     factories = []
     recorded = []
     for name, spec in chosen:

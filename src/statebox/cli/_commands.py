@@ -176,7 +176,12 @@ def _summary(
 
 
 def _mitigation_options(
-    surface: str, distractors: int, gate: str | None, approver_model: str | None, setup: Any
+    surface: str,
+    distractors: int,
+    gate: str | None,
+    approver_model: str | None,
+    setup: Any,
+    concurrency: int,
 ) -> tuple[Any, dict[str, Any]]:
     """The campaign's `Mitigations` and approver factories from ``run``'s flags."""
     from statebox.runner import Mitigations, check_approval_gate
@@ -188,7 +193,7 @@ def _mitigation_options(
         from statebox.cli._mitigations import llm_approvers
 
         approvers = llm_approvers(setup, approver_model, None)
-    check_approval_gate(gate, approvers)
+    check_approval_gate(gate, approvers, concurrency=concurrency)
     m = Mitigations(tool_surface=surface, distractors=distractors, approval_gate=gate)
     return m, approvers
 
@@ -552,7 +557,7 @@ def run(
 
     agents = [registry.agent(a) for a in (agent or [settings.agent])]
     mitigations, approvers = _mitigation_options(
-        tool_surface, distractors, approval_gate, approver_model, roles.setup
+        tool_surface, distractors, approval_gate, approver_model, roles.setup, settings.concurrency
     )
     if out is None:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")

@@ -207,6 +207,9 @@ def serve(
         load = backend_catalog(db, tasks, rubric)
     else:
         registry = _registry(domain)
+        if suite is not None:
+            # A bad name fails here, in one line, not as a server that never gets ready.
+            registry.resolve_suite(suite)
 
         def load() -> TaskCatalog:
             # No --suite: both splits, so OpenEnv (train only unless --allow-test-split)

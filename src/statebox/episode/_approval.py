@@ -13,7 +13,10 @@ Approvers:
 - `SimulatedApprover` approves exactly the calls the task's golden trajectories make
   (the calls the policy allows, as the task's checks pin them): a held call is approved
   when it equals, with canonical arguments, a golden call of the same tool not yet used
-  up (a golden call approves one held call). Deterministic.
+  up (a golden call approves one held call). Once it refuses a call to a tool it
+  refuses every later call to that tool in the trial: the approver declined that
+  request, so an agent cannot probe it argument after argument. Deterministic: a
+  perfect one-shot approver, the upper bound on what a gate can do.
 - `LLMApprover` asks a model (the project's model plumbing, metered as the ``judge``
   role) with the policy and the call; it answers APPROVE or REFUSE.
 - `HumanApprover` asks at the terminal (one prompt at a time, ``y`` approves).
@@ -26,6 +29,7 @@ import contextlib
 import json
 import sys
 import threading
+import weakref
 from collections import Counter
 from collections.abc import Callable, Mapping
 from typing import IO, Any, Protocol
@@ -95,15 +99,27 @@ class SimulatedApprover:
             counts = Counter(canonical_call(c.tool, c.args, tools) for c in trajectory)
             allowed |= counts  # the most any one accepted trajectory makes of each call
         self._left = allowed
+        self._declined: set[str] = set()  # tools refused once this trial: no re-tries
 
     async def decide(self, call: ToolCall) -> ApprovalDecision:
-        """Approve a call the golden trajectory makes (once per golden call)."""
+        """Approve a call the golden trajectory makes (once per golden call).
+
+        A tool refused once stays refused for the trial, so a refused call is not a
+        free probe for the arguments the approver would accept.
+        """
+        if call.tool in self._declined:
+            return ApprovalDecision(
+                approver=self.name,
+                approved=False,
+                reason=f"an earlier {call.tool} request was refused in this trial: no re-tries",
+            )
         key = canonical_call(call.tool, call.args, self._tools)
         if self._left[key] > 0:
             self._left[key] -= 1
             return ApprovalDecision(
                 approver=self.name, approved=True, reason="the policy allows it"
             )
+        self._declined.add(call.tool)
         return ApprovalDecision(
             approver=self.name,
             approved=False,
@@ -171,6 +187,7 @@ class HumanApprover:
 
     name = "human"
     _lock = threading.Lock()
+    _ended: weakref.WeakSet[IO[str]] = weakref.WeakSet()  # inputs whose end was announced
 
     def __init__(self, task: Task, read: IO[str] | None = None, write: IO[str] | None = None):
         self._task = task
@@ -185,7 +202,14 @@ class HumanApprover:
                 f"{json.dumps(call.args, sort_keys=True)}\napprove? [y/N] "
             )
             out.flush()
-            return (self._read or sys.stdin).readline()
+            source = self._read or sys.stdin
+            line = source.readline()
+            if not line and source not in HumanApprover._ended:
+                # Said once per input, not per call: every later prompt gets the same end.
+                HumanApprover._ended.add(source)
+                out.write("\n[approval] end of input: every remaining held call is refused\n")
+                out.flush()
+            return line
 
     async def decide(self, call: ToolCall) -> ApprovalDecision:
         """The person's answer (end of input: a refusal)."""

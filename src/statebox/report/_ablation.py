@@ -18,8 +18,9 @@ agents are named configurations (`statebox ablate`):
   of trials with and without a thought before their first write;
 - failure signatures per configuration and their change against the first, tool-usage
   failures by the class of the error the agent did not recover from, the approval
-  gate's counts (held, approved, refused), and whether a configuration's per-trial
-  outcomes are the reference's exactly (docs/mitigations.md).
+  gate's counts (held, approved, refused), and whether a configuration's trials pass
+  and fail as the reference's do, trial by trial (or on how many they differ;
+  docs/mitigations.md).
 """
 
 from __future__ import annotations
@@ -254,6 +255,7 @@ def analyze_ablation(
         "tool_usage_by_error_class": {},
         "approvals": {},
         "same_outcomes_as_reference": {},
+        "trials_differing_from_reference": {},
         "notes": {c.name: c.note for c in configs if c.note},
     }
     outcome_of = {
@@ -288,8 +290,10 @@ def analyze_ablation(
             for s in sorted(set(mine) | set(ref_sig))
             if mine.get(s, 0) != ref_sig.get(s, 0)
         }
-        data["same_outcomes_as_reference"][c.name] = (
-            outcome_of[c.name] == outcome_of[configs[0].name]
+        mine_out, ref_out = outcome_of[c.name], outcome_of[configs[0].name]
+        data["same_outcomes_as_reference"][c.name] = mine_out == ref_out
+        data["trials_differing_from_reference"][c.name] = sum(
+            mine_out.get(key) != ref_out.get(key) for key in set(mine_out) | set(ref_out)
         )
     for c in configs:
         curve = pass_curve(per[c.name])[:k_max]
@@ -457,6 +461,15 @@ def _counts(values: Mapping[str, int]) -> str:
     return ", ".join(f"{k} {v:+d}" if isinstance(v, int) else f"{k} {v}" for k, v in values.items())
 
 
+def _outcome_note(same: bool | None, differing: int | None) -> str:
+    """Trial statuses against the reference's: signatures may change while these hold."""
+    if same:
+        return "same pass/fail per trial as the reference"
+    if differing is None:  # an ablation written before the count existed
+        return "pass/fail differs"
+    return f"pass/fail differs on {differing} trial{'s' if differing != 1 else ''}"
+
+
 def _print_mitigations(
     data: Mapping[str, Any], console: Console, names: Sequence[str], ref: str
 ) -> None:
@@ -481,6 +494,7 @@ def _print_mitigations(
         change = data["signature_change"].get(n)
         same = data["same_outcomes_as_reference"].get(n)
         gate = data["approvals"].get(n)
+        differing = data.get("trials_differing_from_reference", {}).get(n)
         s.add_row(
             n,
             ", ".join(f"{k} {v}" for k, v in sig.items()) or "none",
@@ -490,7 +504,7 @@ def _print_mitigations(
             "no gate"
             if gate is None
             else f"{gate['held']} / {gate['approved']} / {gate['refused']}",
-            "" if n == ref else ("identical to the reference" if same else "differ"),
+            "" if n == ref else _outcome_note(same, differing),
         )
     console.print(s)
     for n, note in data.get("notes", {}).items():

@@ -662,7 +662,9 @@ async def run_campaign(
         raise ConfigError("no agent to run")
     for a in c.agents:
         check_approval_gate(
-            (getattr(a, "mitigations", None) or c.mitigations).approval_gate, c.approvers
+            (getattr(a, "mitigations", None) or c.mitigations).approval_gate,
+            c.approvers,
+            concurrency=c.concurrency,
         )
     if c.user_behaviour not in {b.value for b in UserBehaviour}:
         raise ConfigError(

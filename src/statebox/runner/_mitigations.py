@@ -77,8 +77,20 @@ BUILTIN_APPROVERS: Mapping[str, ApproverFactory] = {"simulated": _simulated, "hu
 """The approvers that need no model (``llm`` is built by the caller from its models)."""
 
 
-def check_approval_gate(gate: str | None, approvers: Mapping[str, ApproverFactory]) -> None:
-    """Refuse an unknown approver, or ``llm`` without a model to play it.
+def check_approval_gate(
+    gate: str | None,
+    approvers: Mapping[str, ApproverFactory],
+    *,
+    concurrency: int = 1,
+    flag: str = "--approval-gate",
+) -> None:
+    """Refuse an unknown approver, ``llm`` without a model, or ``human`` with parallel trials.
+
+    Args:
+        gate: The approver's name (None: no gate).
+        approvers: The approver factories the CLI built (``llm``).
+        concurrency: Trials in flight at once (one terminal answers ``human``'s prompts).
+        flag: The option that named the approver, for the error.
 
     Raises:
         ConfigError: As said.
@@ -86,12 +98,14 @@ def check_approval_gate(gate: str | None, approvers: Mapping[str, ApproverFactor
     if gate is None:
         return
     if gate not in APPROVER_KINDS:
-        raise ConfigError(f"--approval-gate {gate!r}: choose {', '.join(APPROVER_KINDS)}")
+        raise ConfigError(f"{flag} {gate!r}: choose {', '.join(APPROVER_KINDS)}")
     if gate not in approvers and gate not in BUILTIN_APPROVERS:
         raise ConfigError(
-            f"--approval-gate {gate}: no approver model; give --approver-model openai:MODEL "
+            f"{flag} {gate}: no approver model; give --approver-model openai:MODEL "
             "(or a judge model in the models file)"
         )
+    if gate == "human" and concurrency != 1:
+        raise ConfigError(f"{flag} human asks one call at a time; add --concurrency 1")
 
 
 class MitigatedFactory:
