@@ -168,13 +168,32 @@ def test_wrong_write_is_wrong_state_update_and_fools_a_tool_grader(
     assert v.tool_grader_fooled
 
 
-def test_failed_call_then_wrong_state_is_tool_usage(toy_domain: Domain, task: Task) -> None:
+def test_a_refusal_made_good_then_wrong_state_is_wrong_state_update(
+    toy_domain: Domain, task: Task
+) -> None:
+    # The refused transfer is made good by a later transfer; the state is wrong for
+    # another reason (the amount), so the tool error is not what failed the trial.
     actions = [
         call("transfer", src="A1", dst="A2", amount=-40),  # refused: not_permitted
         call("transfer", src="A1", dst="A2", amount=30),
     ]
     v = run(toy_domain, task, actions).verdict
+    assert v.signature == FailureSignature.WRONG_STATE_UPDATE
+    assert v.unrecovered_error is None
+    assert [(w.table, w.column) for w in v.comparison.wrong][:1] == [("accounts", "balance")]
+
+
+def test_a_refusal_never_made_good_then_wrong_state_is_tool_usage(
+    toy_domain: Domain, task: Task
+) -> None:
+    # The refused transfer is never retried; another tool's success does not make it good.
+    actions = [
+        call("transfer", src="A1", dst="A2", amount=-40),  # refused: not_permitted
+        call("set_status", account_id="A1", status="closed"),
+    ]
+    v = run(toy_domain, task, actions).verdict
     assert v.signature == FailureSignature.TOOL_USAGE
+    assert v.unrecovered_error is not None
     v = run(
         toy_domain,
         task,
@@ -422,7 +441,11 @@ def test_failure_signature_precedence() -> None:
     )
     assert failure_signature(state_fail, FX, [res(ok=False)], end) == "no_state_change"
     assert failure_signature(state_fail, FX, [res(mutating=False)], end) == "no_state_change"
-    assert failure_signature(state_fail, FX, [res(ok=False), res()], end) == "tool_usage"
+    # A refusal made good by a later call of the same tool is no tool_usage.
+    assert failure_signature(state_fail, FX, [res(ok=False), res()], end) == ("wrong_state_update")
+    assert failure_signature(state_fail, FX, [res(), res(ok=False)], end) == "tool_usage"
+    other = ToolResult(tool="u", ok=True, mutating=True, wrote=True)
+    assert failure_signature(state_fail, FX, [res(ok=False), other], end) == "tool_usage"
     assert failure_signature(state_fail, FX, [res()], end) == "wrong_state_update"
     # No effects required (read-only task): doing nothing wrong is not no_state_change.
     assert failure_signature(state_fail, [], [], end) == "wrong_state_update"

@@ -200,11 +200,14 @@ def test_a_wrong_value_is_a_wrong_state_update(rubric_case: TbCase) -> None:
     assert v.tool_grader_fooled
 
 
-def test_a_failed_call_on_the_way_is_tool_usage(rubric_case: TbCase) -> None:
+def test_a_failed_call_left_unrecovered_is_tool_usage(rubric_case: TbCase) -> None:
     result = _cancelled(reason="too slow")
     bad = _call("cancel_order", {"order_id": "O9"}, ok=False)
-    v = _judge(TbJudge(None), rubric_case, _effects(result), _transcript(bad, CANCEL))
+    v = _judge(TbJudge(None), rubric_case, _effects(result), _transcript(CANCEL, bad))
     assert v.signature == FailureSignature.TOOL_USAGE
+    # Made good by a later call of the same tool, the wrong state is the agent's update.
+    v = _judge(TbJudge(None), rubric_case, _effects(result), _transcript(bad, CANCEL))
+    assert v.signature == FailureSignature.WRONG_STATE_UPDATE
 
 
 def test_an_extra_write_is_extra(rubric_case: TbCase) -> None:

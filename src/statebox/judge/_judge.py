@@ -152,7 +152,9 @@ def failure_signature(
 ) -> FailureSignature | None:
     """The failure signature by precedence (docs/design.md §6.6), or None for a pass.
 
-    Unjudged checks sign ``unjudged`` only when every judged check passed.
+    ``tool_usage`` needs a tool error left unrecovered (`unrecovered_error`); a wrong
+    state whose every refusal was made good is ``wrong_state_update``. Unjudged checks
+    sign ``unjudged`` only when every judged check passed.
     """
     judged = [c for c in checks if not c.skipped]
     if all(c.passed for c in judged):
@@ -164,7 +166,9 @@ def failure_signature(
     if any(not c.passed for c in judged if c.kind in _STATE_KINDS):
         if expected_effects and not any(r.ok and r.mutating for r in tool_results):
             return FailureSignature.NO_STATE_CHANGE
-        if any(not r.ok for r in tool_results):
+        # A refusal made good by a later call of the same tool is no tool failure (2.0
+        # builds one into most tasks); the same rule as the verdict's unrecovered_error.
+        if unrecovered_error(tool_results) is not None:
             return FailureSignature.TOOL_USAGE
         return FailureSignature.WRONG_STATE_UPDATE
     return FailureSignature.INCOMPLETE_RESOLUTION

@@ -30,7 +30,8 @@ class FailureSignature(StrEnum):
     NO_STATE_CHANGE = "no_state_change"
     """Effects were required but no mutating call succeeded."""
     TOOL_USAGE = "tool_usage"
-    """A tool call failed (unknown, not allowed, bad arguments, refused); the state is wrong."""
+    """A tool call failed and the agent did not recover from it (unknown, not allowed, bad
+    arguments, refused; no later call of the same tool succeeded); the state is wrong."""
     WRONG_STATE_UPDATE = "wrong_state_update"
     """The terminal state or an invariant is wrong."""
     INCOMPLETE_RESOLUTION = "incomplete_resolution"

@@ -178,8 +178,8 @@ def _failures(rows: Sequence[TrialRow]) -> dict[str, Any]:
         },
         "tool_grader_fooled": _share(fooled, n),
         # Which class of tool error the agent did not recover from (docs/mitigations.md);
-        # "none unrecovered": every error was made good later (or a record from before
-        # error classes, which names none).
+        # "none unrecovered": a record from before error classes (which names none) or
+        # from before tool_usage required an unrecovered error (every one made good).
         "tool_usage_by_error_class": dict(
             sorted(
                 Counter(

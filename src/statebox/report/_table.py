@@ -56,8 +56,9 @@ SIGNATURE_MEANINGS = {
     "(re-run them with --resume --retry-errors)",
     "agent_error": "the agent answered outside its protocol (malformed or oversized)",
     "no_state_change": "changes were required, but no write succeeded",
-    "tool_usage": "a tool call failed (unknown tool, bad arguments, refused) and the "
-    "end state is wrong",
+    "tool_usage": "a tool call failed and the agent did not recover from it (unknown "
+    "tool, bad arguments, refused; no later call of the same tool succeeded); the end "
+    "state is wrong",
     "wrong_state_update": "the end state, or an invariant, is wrong",
     "incomplete_resolution": "the state is right, but the reply or the conversation "
     "fell short (reply or rubric checks, turn limits)",
