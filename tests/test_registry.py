@@ -59,7 +59,7 @@ def test_load_domain_ref_by_file_and_module() -> None:
 @pytest.mark.parametrize(
     ("ref", "message"),
     [
-        ("fixtures.toy", "use module:ATTR"),
+        ("fixtures.toy:", "an empty module or attribute"),
         ("fixtures.toy:NOPE", "has no attribute 'NOPE'"),
         ("fixtures.toy:make_domain", "is a function, not a Domain"),
         ("no_such_pkg.mod:DOMAIN", "No module named 'no_such_pkg'"),

@@ -1,20 +1,29 @@
 """The registry: domain name → `Domain`, agent name → factory builder.
 
 Built-in domains join the same way a user's package does: an entry point in the
-``statebox.domains`` group pointing at a `Domain` value. A domain can also be given
-as ``module:ATTR`` or ``path/to/file.py:ATTR``. `default_registry()` builds a fresh
-registry; nothing is global, so tests pass their own.
+``statebox.domains`` group pointing at a `Domain` value. A ``--domain`` reference
+(`resolve_domain_ref`) is ``module:ATTR``, ``path/to/file.py[:ATTR]``, an importable
+module (its ``DOMAIN``) or an installed domain's name. `default_registry()` builds a
+fresh registry; nothing is global, so tests pass their own.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
+import re
 import sys
-from collections.abc import Callable, Iterable
-from importlib.metadata import entry_points
+from collections.abc import Callable, Iterable, Sequence
+from importlib.metadata import (
+    EntryPoint,
+    PackageNotFoundError,
+    entry_points,
+    packages_distributions,
+    version,
+)
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from statebox.agents import (
     AgentFactory,
@@ -43,10 +52,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "DomainSource",
     "Registry",
     "default_registry",
+    "installed_domain_names",
     "load_domain_ref",
     "model_agent_builder",
+    "resolve_domain_ref",
 ]
 
 ENTRY_POINT_GROUP = "statebox.domains"
@@ -59,38 +71,172 @@ AgentBuilder = Callable[[dict[str, Any]], AgentFactory]
 """Builds an agent factory from options."""
 
 
-def load_domain_ref(ref: str) -> Domain:
-    """Load a `Domain` from ``module:ATTR`` or ``path/to/file.py:ATTR``.
+class DomainSource(NamedTuple):
+    """Where a ``--domain`` reference found its domain (what a manifest records)."""
+
+    ref: str
+    """The reference to record: a file path made absolute; a module or installed name
+    as given."""
+    kind: Literal["attribute", "file", "module", "installed"]
+    """``module:ATTR`` / ``file.py:ATTR``; ``file.py``; an importable module; an
+    installed domain's name."""
+    domain: str
+    """The domain's name."""
+    distribution: str | None = None
+    """The installed distribution that provides it, when one does (provenance)."""
+    version: str | None = None
+    """That distribution's version."""
+
+    def provenance(self) -> dict[str, str]:
+        """The source as a manifest entry.
+
+        Keys: ``ref``, ``kind``, ``domain``, and ``distribution`` and ``version`` when known.
+        """
+        out = {"ref": self.ref, "kind": self.kind, "domain": self.domain}
+        if self.distribution:
+            out["distribution"] = self.distribution
+            out["version"] = self.version or ""
+        return out
+
+
+DEFAULT_ATTR = "DOMAIN"
+"""The attribute a reference without ``:ATTR`` names."""
+
+_MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+
+
+def _domain_entry_points() -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def installed_domain_names() -> list[str]:
+    """The names of the installed domains (entry points; none is loaded), sorted."""
+    return sorted(_domain_entry_points())
+
+
+def _unknown_ref(ref: str, why: str) -> DomainError:
+    names = ", ".join(installed_domain_names()) or "none"
+    return DomainError(
+        f"domain reference {ref!r}: {why}; installed domains: {names} (or give "
+        "module[:ATTR] or path/to/file.py[:ATTR])"
+    )
+
+
+def _load_file(ref: str, path: Path) -> ModuleType:
+    path = path.resolve()
+    spec = importlib.util.spec_from_file_location(f"statebox_user_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise DomainError(f"domain reference {ref!r}: cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[spec.name]  # leave no half-loaded module behind
+        raise
+    return module
+
+
+def _importable(name: str) -> bool:
+    if not _MODULE_NAME.match(name):
+        return False
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):  # a missing parent package
+        return False
+
+
+def _distribution_of(module: str) -> tuple[str | None, str | None]:
+    """The installed distribution holding a top-level package, and its version."""
+    top = module.partition(".")[0]
+    dists = packages_distributions().get(top) or []
+    if not dists:
+        return None, None
+    try:
+        return dists[0], version(dists[0])
+    except PackageNotFoundError:
+        return dists[0], None
+
+
+def _checked(ref: str, value: Any) -> Domain:
+    if not isinstance(value, Domain):
+        raise DomainError(f"domain reference {ref!r} is a {type(value).__name__}, not a Domain")
+    return value
+
+
+def _installed(ref: str, d: Domain, ep: EntryPoint) -> DomainSource:
+    dist = ep.dist
+    return DomainSource(
+        ref,
+        "installed",
+        d.name,
+        dist.name if dist is not None else None,
+        dist.version if dist is not None else None,
+    )
+
+
+def resolve_domain_ref(ref: str) -> tuple[Domain, DomainSource]:
+    """Load a `Domain` from a ``--domain`` reference, and say where it came from.
+
+    Tried in this order: ``module:ATTR`` or ``path/to/file.py:ATTR``; ``path/to/file.py``
+    or an importable ``module`` (attribute ``DOMAIN``); the name of an installed domain
+    (an entry point in the ``statebox.domains`` group).
 
     Raises:
-        DomainError: The module or attribute cannot be loaded or is not a `Domain`.
+        DomainError: None of the forms loads a `Domain` (one line naming the reference
+            and listing the installed domains), or the module fails to import.
     """
-    target, _, attr = ref.rpartition(":")
-    if not target or not attr:
-        raise DomainError(f"domain reference {ref!r}: use module:ATTR or file.py:ATTR")
+    target, colon, attr = ref.rpartition(":")
+    if not colon:
+        target, attr = ref, ""
+    elif not target or not attr:
+        raise _unknown_ref(ref, "an empty module or attribute")
     try:
         if target.endswith(".py"):
-            path = Path(target).resolve()
-            spec = importlib.util.spec_from_file_location(f"statebox_user_{path.stem}", path)
-            if spec is None or spec.loader is None:
-                raise DomainError(f"cannot load {path}")
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[spec.name] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[spec.name]  # leave no half-loaded module behind
-                raise
-        else:
+            path = Path(target)
+            if not path.is_file():
+                raise _unknown_ref(ref, f"no file {target}")
+            module = _load_file(ref, path)
+            name = attr or DEFAULT_ATTR
+            if not hasattr(module, name):
+                raise DomainError(f"domain reference {ref!r}: {path} has no {name}")
+            d = _checked(ref, getattr(module, name))
+            kind: Literal["attribute", "file"] = "attribute" if attr else "file"
+            recorded = f"{path.resolve()}:{attr}" if attr else str(path.resolve())
+            return d, DomainSource(recorded, kind, d.name)
+        if attr:
             module = importlib.import_module(target)
-        value = getattr(module, attr)
+            d = _checked(ref, getattr(module, attr))
+            return d, DomainSource(ref, "attribute", d.name, *_distribution_of(target))
+        installed = _domain_entry_points()
+        if _importable(target):
+            module = importlib.import_module(target)
+            if hasattr(module, DEFAULT_ATTR) or target not in installed:
+                if not hasattr(module, DEFAULT_ATTR):
+                    raise _unknown_ref(ref, f"module {target} has no {DEFAULT_ATTR}")
+                d = _checked(ref, getattr(module, DEFAULT_ATTR))
+                ep = installed.get(target)
+                if ep is not None and ep.value.replace(" ", "") == f"{target}:{DEFAULT_ATTR}":
+                    return d, _installed(ref, d, ep)  # the same thing, by its installed name
+                return d, DomainSource(ref, "module", d.name, *_distribution_of(target))
+        ep = installed.get(target)
+        if ep is None:
+            raise _unknown_ref(ref, "no such module, file or installed domain")
+        d = _checked(ref, ep.load())
+        return d, _installed(ref, d, ep)
     except DomainError:
         raise
     except Exception as exc:  # a broken user module (SyntaxError, ValueError...) is named
         raise DomainError(f"domain reference {ref!r}: {type(exc).__name__}: {exc}") from exc
-    if not isinstance(value, Domain):
-        raise DomainError(f"domain reference {ref!r} is a {type(value).__name__}, not a Domain")
-    return value
+
+
+def load_domain_ref(ref: str) -> Domain:
+    """Load a `Domain` from a ``--domain`` reference (`resolve_domain_ref`'s forms).
+
+    Raises:
+        DomainError: The reference does not load a `Domain`.
+    """
+    return resolve_domain_ref(ref)[0]
 
 
 def _fault(options: dict[str, Any]) -> AgentFactory:
@@ -188,6 +334,8 @@ class Registry:
         }
         self._entry_points_pending = load_entry_points
         self._builtin: set[str] = set()
+        self.sources: list[DomainSource] = []
+        """The ``--domain`` references added (`add_domain_ref`), in order."""
         for d in domains:
             self.register_domain(d)
 
@@ -201,6 +349,37 @@ class Registry:
         if known is not None and known is not domain:
             raise DomainError(f"two domains are named {domain.name!r}")
         self._domains[domain.name] = domain
+
+    def add_domain_ref(self, ref: str) -> DomainSource:
+        """Load a ``--domain`` reference (`resolve_domain_ref`) and register its domain.
+
+        Raises:
+            DomainError: It does not load, or another domain has its name.
+        """
+        d, source = resolve_domain_ref(ref)
+        self.register_domain(d)
+        if all(s.domain != source.domain for s in self.sources):
+            self.sources.append(source)
+        return source
+
+    def own_suites(self) -> list[SuiteName]:
+        """The suites of the ``--domain`` references' own tasks (the selection rule).
+
+        Each named domain's newest suite version (the default version for an
+        unversioned one), with the split rules of the ``DOMAIN`` suite name.
+
+        Raises:
+            DomainError: No reference was added, or a domain ships no tasks.
+        """
+        if not self.sources:
+            raise DomainError("no --domain given: nothing selects its own tasks")
+        out = []
+        for source in self.sources:
+            d = self.domain(source.domain)
+            shipped = d.versions()
+            at = shipped[-1] if shipped else None
+            out.append(self.resolve_suite(SuiteName(scope=d.name, version=at)))
+        return out
 
     def register_agent(self, name: str, builder: AgentBuilder) -> None:
         """Add an agent builder.
@@ -288,6 +467,20 @@ class Registry:
         """
         ref = self.resolve_suite(name)
         return suite_tasks(ref, self._all_domains(), both_splits=both_splits)
+
+    def resolve_suites(self, text: str) -> list[SuiteName]:
+        """Suite names separated by commas, each resolved (`resolve_suite`).
+
+        A campaign of several ``--domain`` references records its suites this way.
+        """
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+        if not parts:
+            raise DomainError(f"suite {text!r}: no suite name")
+        return [self.resolve_suite(p) for p in parts]
+
+    def suites(self, refs: Sequence[SuiteName], *, both_splits: bool = False) -> list[Task]:
+        """The tasks of several resolved suites, in order (`suite` for each)."""
+        return [t for ref in refs for t in self.suite(ref, both_splits=both_splits)]
 
     def agent(self, spec: str) -> AgentFactory:
         """An agent factory from a spec.

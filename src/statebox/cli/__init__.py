@@ -8,6 +8,7 @@ from statebox.cli import (  # noqa: F401  (registers the commands)
     _ablate,
     _card,
     _commands,
+    _domain,
     _play,
     _serve,
     _tasks,

@@ -34,7 +34,7 @@ from typing import Annotated, Any
 
 import typer
 
-from statebox.cli._app import SUITE_HELP, app, err_console, handled
+from statebox.cli._app import SUITE_HELP, DomainOption, app, err_console, handled
 from statebox.cli._commands import _registry, out_console
 from statebox.errors import ConfigError, StateboxError
 
@@ -240,9 +240,7 @@ def ablate(
     tasks: Annotated[
         list[Path] | None, typer.Option(help="Task YAML file or folder (repeatable).")
     ] = None,
-    domain: Annotated[
-        list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
-    ] = None,
+    domain: DomainOption = None,
     trials: Annotated[int, typer.Option(min=1, help="Trials per task and configuration (K).")] = 5,
     seed: Annotated[int, typer.Option(help="Campaign seed (shared by every configuration).")] = 0,
     concurrency: Annotated[int, typer.Option(min=1, help="Trials in flight at once.")] = 8,
@@ -329,8 +327,13 @@ def ablate(
     if tasks:
         task_list, source = load_tasks(tasks), ", ".join(str(p) for p in tasks)
     else:
-        ref = registry.resolve_suite(suite or settings.suite)
-        task_list, source = registry.suite(ref), f"suite:{ref}"
+        from statebox.cli._commands import selected_suites
+
+        refs = selected_suites(registry, suite, given=False) or registry.resolve_suites(
+            settings.suite
+        )
+        task_list = registry.suites(refs)
+        source = "suite:" + ", ".join(str(r) for r in refs)
     prompts = {}
     for name in sorted({t.domain for t in task_list}):
         d = registry.domain(name)
@@ -401,7 +404,7 @@ def ablate(
         models=roles.labels,
         source_settings={
             "ablation": recorded,
-            **({"domain_refs": domain_refs_for_manifest(domain)} if domain else {}),
+            **domain_refs_for_manifest(registry.sources),
         },
         verdict_settings=run_verdict_settings(settings),
         approvers=approvers,

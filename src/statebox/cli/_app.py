@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Callable
 from enum import StrEnum
 from functools import wraps
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -19,13 +19,43 @@ from rich.text import Text
 
 from statebox.errors import StateboxError
 
-__all__ = ["SUITE_HELP", "PolicyModeOption", "app", "err_console", "main"]
+__all__ = [
+    "DOMAIN_HELP",
+    "SUITE_HELP",
+    "CampaignDomainOption",
+    "DomainOption",
+    "PolicyModeOption",
+    "app",
+    "err_console",
+    "main",
+]
 
 SUITE_HELP = (
     "Built-in suite: all, train, DOMAIN or DOMAIN:train, optionally @VERSION (all@1.0, "
     "train@2.0; default version: the newest every built-in domain ships; docs/suites.md)."
 )
 """The help of every ``--suite`` option."""
+
+DOMAIN_HELP = (
+    "Domain: module:ATTR, path/to/file.py[:ATTR], an importable module (its DOMAIN) or an "
+    "installed domain's name (repeatable)."
+)
+"""The help of every ``--domain`` option."""
+
+DomainOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--domain",
+        help=DOMAIN_HELP + " Without --suite, --tasks or a PATH: the named domains' own tasks.",
+    ),
+]
+"""``--domain`` of a command that selects tasks (the selection rule: docs/suites.md)."""
+
+CampaignDomainOption = Annotated[
+    list[str] | None,
+    typer.Option("--domain", help=DOMAIN_HELP + " Default: the campaign's own, from its manifest."),
+]
+"""``--domain`` of a command that reads a campaign (its manifest names its domains)."""
 
 app = typer.Typer(
     name="statebox",
@@ -75,7 +105,8 @@ def handled(fn: F) -> F:
                     for w in caught:
                         err_console.print(f"warning: {w.message}", style="yellow")
         except StateboxError as exc:
-            err_console.print(Text.assemble(("error:", "red"), f" {exc}"))
+            # One line, however long: scripts grep it, and a wrapped path is two.
+            err_console.print(Text.assemble(("error:", "red"), f" {exc}"), soft_wrap=True)
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
             err_console.print("interrupted; resume with --resume")

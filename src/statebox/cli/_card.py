@@ -9,9 +9,10 @@ from typing import Annotated, Literal
 import typer
 from rich.table import Table
 
-from statebox.cli._app import SUITE_HELP, err_console, handled, tasks_app
-from statebox.cli._commands import _registry, out_console
+from statebox.cli._app import SUITE_HELP, DomainOption, err_console, handled, tasks_app
+from statebox.cli._commands import _registry, out_console, selected_suites
 from statebox.cli._tasks import CacheOption, JobsOption, NoCacheOption, run_validation
+from statebox.errors import ConfigError
 
 CardFormat = Literal["table", "markdown", "json"]
 
@@ -19,7 +20,9 @@ CardFormat = Literal["table", "markdown", "json"]
 @tasks_app.command("card")
 @handled
 def card(
-    suite: Annotated[str, typer.Option(help=SUITE_HELP)] = "all",
+    suite: Annotated[
+        str | None, typer.Option(help=SUITE_HELP + " Default: all, or --domain's own.")
+    ] = None,
     fmt: Annotated[CardFormat, typer.Option("--format", help="table, markdown or json.")] = "table",
     validate: Annotated[
         bool,
@@ -31,9 +34,7 @@ def card(
         Path | None,
         typer.Option("--output", "-o", help="Write the markdown or json to this file."),
     ] = None,
-    domain: Annotated[
-        list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
-    ] = None,
+    domain: DomainOption = None,
     jobs: JobsOption = None,
     cache: CacheOption = None,
     no_cache: NoCacheOption = False,
@@ -57,7 +58,13 @@ def card(
 
     registry = _registry(domain)
     validations = None
-    ref, tasks = card_tasks(registry, suite)
+    refs = selected_suites(registry, suite, given=False) or registry.resolve_suites("all")
+    if len(refs) > 1:
+        raise ConfigError(
+            "a suite card covers one suite; with several --domain give --suite "
+            f"(one of {', '.join(str(r) for r in refs)})"
+        )
+    ref, tasks = card_tasks(registry, refs[0])
     if validate:
         err_console.print("validating every task (--no-validate skips; results are cached)")
         validations = run_validation(registry, tasks, jobs, cache, no_cache)

@@ -15,7 +15,15 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from statebox.cli._app import SUITE_HELP, PolicyModeOption, app, err_console, handled
+from statebox.cli._app import (
+    SUITE_HELP,
+    CampaignDomainOption,
+    DomainOption,
+    PolicyModeOption,
+    app,
+    err_console,
+    handled,
+)
 from statebox.cli._resume import (
     Planned,
     domain_refs_for_manifest,
@@ -40,12 +48,48 @@ class Format(StrEnum):
 
 
 def _registry(domain_refs: list[str] | None, settings: Any = None, models: Any = None) -> Any:
-    from statebox.registry import default_registry, load_domain_ref
+    from statebox.registry import default_registry
 
     registry = default_registry(settings, models)
     for ref in domain_refs or []:
-        registry.register_domain(load_domain_ref(ref))
+        registry.add_domain_ref(ref)
     return registry
+
+
+def _campaign_registry(directories: list[Path], domain_refs: list[str] | None) -> Any:
+    """A registry with ``--domain`` given now, else the campaigns' own (from manifests).
+
+    A recorded reference that no longer loads is named on stderr and left out: what
+    needs its domain (a field policy) then says it is unknown.
+    """
+    if domain_refs is not None:
+        return _registry(domain_refs)
+    registry = _registry(None)
+    for ref in _campaign_domain_refs(directories):
+        try:
+            registry.add_domain_ref(ref)
+        except StateboxError as exc:
+            err_console.print(f"note: --domain {ref} of the campaign: {exc}")
+    return registry
+
+
+def selected_suites(registry: Any, suite: str | None, *, given: bool) -> Any:
+    """The suites a command runs: ``suite``, else (``--domain`` given) the domains' own.
+
+    Args:
+        registry: The registry with the ``--domain`` references added.
+        suite: The ``--suite`` given (None: not given).
+        given: Whether tasks came another way (``--tasks``, a PATH): then no suite.
+
+    Returns:
+        The resolved suites, or None when ``suite`` is None and no ``--domain`` was given
+        (the caller's default applies).
+    """
+    if given:
+        return None
+    if suite is not None:
+        return registry.resolve_suites(suite)
+    return registry.own_suites() if registry.sources else None
 
 
 def _read_manifest_or_none(directory: Path) -> Any:
@@ -253,9 +297,7 @@ def run(
         bool, typer.Option(help="With --resume: re-run the trials that ended in system errors.")
     ] = False,
     seed: Annotated[int | None, typer.Option(help="Campaign seed.")] = None,
-    domain: Annotated[
-        list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
-    ] = None,
+    domain: DomainOption = None,
     executor: Annotated[
         str, typer.Option(help="Where trials run: local (this process) or ray (a Ray cluster).")
     ] = "local",
@@ -556,13 +598,27 @@ def run(
     from statebox.cli._thinkingbox import open_dataset
 
     agents = [registry.agent(a) for a in (agent or [settings.agent])]
+    suites = (
+        None
+        if tb is not None or db is not None or tasks
+        else selected_suites(registry, suite, given=False)
+        or registry.resolve_suites(settings.suite)
+    )
     mitigations, approvers = _mitigation_options(
         tool_surface, distractors, approval_gate, approver_model, roles.setup, settings.concurrency
     )
     if out is None:
         stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
         label = (
-            "thinkingbox" if tb else "backend" if db else settings.suite if not tasks else "tasks"
+            "thinkingbox"
+            if tb
+            else "backend"
+            if db
+            else "tasks"
+            if tasks
+            else "+".join(r.scope for r in suites or [])
+            if suite is None and registry.sources
+            else settings.suite
         ).translate(str.maketrans(":@", "--"))
         out = settings.runs_dir / f"{label}-{agents[0].agent_id}-{stamp}"
     tb_run = None
@@ -591,8 +647,9 @@ def run(
     elif tasks:
         task_list, source = load_tasks(tasks), ", ".join(str(p) for p in tasks)
     else:
-        ref = registry.resolve_suite(settings.suite)
-        task_list, source = registry.suite(ref), f"suite:{ref}"
+        refs = suites or []
+        task_list = registry.suites(refs)
+        source = "suite:" + ", ".join(str(r) for r in refs)
     campaign = Campaign(
         tasks=task_list,
         agents=agents,
@@ -616,7 +673,7 @@ def run(
             **evaluation,
             **({"backends": db.to_manifest()} if db else {}),
             **({"preset": preset_applied.manifest} if preset_applied.manifest else {}),
-            **({"domain_refs": domain_refs_for_manifest(domain)} if domain else {}),
+            **domain_refs_for_manifest(registry.sources),
         },
         policy_mode=None if policy_mode is None else policy_mode.value,
         verdict_settings=run_verdict_settings(settings),
@@ -767,29 +824,14 @@ def report(
     k: Annotated[int | None, typer.Option(help="k of pass@k and pass^k.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap intervals.")] = 0,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
-    domain: Annotated[
-        list[str] | None,
-        typer.Option(
-            help="Extra domain as module:ATTR or file.py:ATTR, for its field policy "
-            "(default: the campaigns' own --domain)."
-        ),
-    ] = None,
+    domain: CampaignDomainOption = None,
 ) -> None:
     """Reliability metrics with intervals, failure analysis and cost of one or more campaigns."""
     if resamples < 1:
         raise ConfigError("--resamples must be at least 1")
     campaigns = _campaign_rows(directories)
-    if domain is not None:
-        registry = _registry(domain)
-    else:  # the campaigns' own; one that no longer loads leaves its field policy unknown
-        registry = _registry(None)
-        from statebox.registry import load_domain_ref
-
-        for ref in _campaign_domain_refs(directories):
-            try:
-                registry.register_domain(load_domain_ref(ref))
-            except StateboxError as exc:
-                err_console.print(f"note: --domain {ref} of the campaign: {exc}")
+    # The campaigns' own domains; one that no longer loads leaves its field policy unknown.
+    registry = _campaign_registry(directories, domain)
     summary = _summary(
         directories, k, registry, seed=seed, resamples=resamples, campaigns=campaigns
     )
@@ -849,9 +891,11 @@ def _writing(path: Path) -> Iterator[None]:
 def show(
     directory: Annotated[Path, typer.Argument(help="Campaign directory.")],
     trial_id: Annotated[str, typer.Argument(help="Trial id, as in results.jsonl.")],
+    domain: CampaignDomainOption = None,
 ) -> None:
     """Print one trial: its checks, transcript and effect diff."""
-    from statebox.cli._show import print_trial
+    from statebox.cli._backends import manifest_field_policies
+    from statebox.cli._show import print_excluded, print_trial
     from statebox.records import find_trial, read_trial_rows
 
     if not directory.is_dir():
@@ -862,6 +906,19 @@ def show(
         hint = f"; did you mean {', '.join(near)}" if near else ""
         raise ConfigError(f"no trial {trial_id!r} in {directory}{hint}")
     print_trial(record, out_console)
+    if record.verdict is None or record.domain in _external_domains([directory]):
+        return  # nothing judged, or a server that compares states itself
+    policy = manifest_field_policies([directory]).get(record.domain)
+    if policy is None:
+        try:
+            policy = _campaign_registry([directory], domain).domain(record.domain).field_policy
+        except StateboxError:
+            err_console.print(
+                f"note: domain {record.domain!r} is not installed; its field policy is "
+                "unknown (give --domain)"
+            )
+            return
+    print_excluded(record, policy, out_console)
 
 
 @app.command()

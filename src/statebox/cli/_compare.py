@@ -16,7 +16,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from statebox.cli._app import app, err_console, handled
+from statebox.cli._app import CampaignDomainOption, app, err_console, handled
 from statebox.errors import ConfigError
 
 __all__ = ["compare"]
@@ -111,6 +111,37 @@ def _environment_notes(run_a: Path, run_b: Path) -> list[str]:
         f"A and B ran different environments ({', '.join(parts)} differ): the lift mixes the "
         "agents' difference with the environment's"
     ]
+
+
+def _provenance(directory: Path) -> dict[str, str]:
+    """Domain → ``distribution version`` of the ``--domain`` packages a campaign ran."""
+    from statebox.cli._commands import _read_manifest_or_none
+
+    m = _read_manifest_or_none(directory)
+    entries = m.settings.get("domain_provenance") if m is not None else None
+    out: dict[str, str] = {}
+    for e in entries if isinstance(entries, list) else ():
+        if isinstance(e, dict) and e.get("distribution"):
+            out[str(e.get("domain"))] = f"{e['distribution']} {e.get('version') or '?'}"
+    return out
+
+
+def _domain_notes(run_a: Path, run_b: Path, domains: set[str], registry: Any) -> list[str]:
+    """Domains whose package differs between A and B, or that are not installed now."""
+    a, b = _provenance(run_a), _provenance(run_b)
+    notes = [
+        f"domain {name}: A ran {a[name]}, B ran {b[name]}; the lift mixes the agents' "
+        "difference with the domain's"
+        for name in sorted(set(a) & set(b))
+        if a[name] != b[name]
+    ]
+    installed = set(registry.domain_names())
+    notes += [
+        f"domain {name!r} is not installed: statebox show, verify and rejudge need it "
+        "(give --domain)"
+        for name in sorted(domains - installed)
+    ]
+    return notes
 
 
 def _lift_json(lift: Any) -> dict[str, Any]:
@@ -236,6 +267,7 @@ def compare(
     format: Annotated[CompareFormat, typer.Option(help="table or json.")] = CompareFormat.table,
     seed: Annotated[int, typer.Option(help="Seed of the paired bootstrap.")] = 0,
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples.")] = 2000,
+    domain: CampaignDomainOption = None,
 ) -> None:
     """Lift of B over A in pass@1 and observed k/k, with paired intervals and tests."""
     from statebox.metrics import BootstrapSpec, compare_outcomes
@@ -244,7 +276,12 @@ def compare(
         raise ConfigError("--resamples must be at least 1")
     a_id, a, errors_a = _outcomes(run_a, agent_a, "a")
     b_id, b, errors_b = _outcomes(run_b, agent_b, "b")
-    for note in _caveats(a, b, errors_a, errors_b) + _environment_notes(run_a, run_b):
+    from statebox.cli._commands import _campaign_registry
+
+    registry = _campaign_registry([run_a, run_b], domain)
+    domains = {o.domain for o in (*a, *b)}
+    notes = _caveats(a, b, errors_a, errors_b) + _environment_notes(run_a, run_b)
+    for note in notes + _domain_notes(run_a, run_b, domains, registry):
         err_console.print(f"warning: {note}", style="yellow")
     try:
         report = compare_outcomes(a, b, BootstrapSpec(resamples=resamples, seed=seed))

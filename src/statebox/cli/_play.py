@@ -17,7 +17,7 @@ from typing import Annotated, Any
 
 import typer
 
-from statebox.cli._app import app, handled
+from statebox.cli._app import DomainOption, app, handled
 from statebox.errors import ConfigError
 
 __all__ = ["HumanAgent", "play"]
@@ -106,9 +106,7 @@ def play(
     tasks: Annotated[
         list[Path] | None, typer.Option(help="Task YAML file or folder (default: installed).")
     ] = None,
-    domain: Annotated[
-        list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
-    ] = None,
+    domain: DomainOption = None,
     user: Annotated[
         str, typer.Option(help="The customer: rule, human, openai:MODEL or anthropic:MODEL.")
     ] = "rule",
@@ -116,7 +114,7 @@ def play(
     models: Annotated[Path | None, typer.Option(help="Models file (YAML).")] = None,
 ) -> None:
     """Play one task as the agent at the terminal, then see its verdict."""
-    from statebox.cli._commands import _registry
+    from statebox.cli._commands import _registry, selected_suites
     from statebox.cli._models import run_models
     from statebox.episode import Episode
     from statebox.judge import Judge
@@ -133,7 +131,15 @@ def play(
     )
     roles = run_models(settings)
     registry = _registry(domain, settings, roles.setup)
-    pool = load_tasks(tasks) if tasks else registry.suite("all")
+    own = selected_suites(registry, None, given=bool(tasks))
+    # Every split of --domain's own tasks: an author plays train tasks too.
+    pool = (
+        load_tasks(tasks)
+        if tasks
+        else registry.suites(own, both_splits=True)
+        if own
+        else registry.suite("all")
+    )
     found = [t for t in pool if t.id == task_id]
     if not found:
         near = [t.id for t in pool if task_id in t.id][:5]

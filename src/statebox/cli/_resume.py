@@ -14,7 +14,7 @@ string) is recorded redacted, and a resume must give it again.
 from __future__ import annotations
 
 import hashlib
-import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
@@ -97,15 +97,19 @@ def run_verdict_settings(settings: Any) -> dict[str, Any]:
     }
 
 
-def domain_refs_for_manifest(refs: list[str] | None) -> list[str]:
-    """``--domain`` references with file paths made absolute (a resume may run elsewhere)."""
-    out = []
-    for ref in refs or []:
-        target, sep, attr = ref.rpartition(":")
-        if sep and target.endswith(".py") and os.path.exists(target):
-            ref = f"{os.path.abspath(target)}:{attr}"
-        out.append(ref)
-    return out
+def domain_refs_for_manifest(sources: Sequence[Any]) -> dict[str, Any]:
+    """The manifest settings of a campaign's ``--domain`` references (`DomainSource`).
+
+    ``domain_refs`` holds what a resume loads again (file paths absolute, names as
+    given); ``domain_provenance`` says where each came from: its kind, the domain's
+    name, and for an installed name or module the distribution and its version.
+    """
+    if not sources:
+        return {}
+    return {
+        "domain_refs": [s.ref for s in sources],
+        "domain_provenance": [s.provenance() for s in sources],
+    }
 
 
 class Planned(NamedTuple):
@@ -181,7 +185,11 @@ def read_planned(out: Path) -> Planned:
         dataset = TbOptions.from_manifest(tb)
     else:
         # A name recorded before suites had versions meant 1.0's tasks (docs/suites.md).
-        suite = pin_legacy(source.removeprefix("suite:")) if source.startswith("suite:") else None
+        suite = (
+            ", ".join(pin_legacy(n.strip()) for n in source.removeprefix("suite:").split(","))
+            if source.startswith("suite:")
+            else None
+        )
         if not suite and not source.startswith("backend:"):
             tasks = [Path(p) for p in source.split(", ")]
     mode = m.settings.get("policy_mode")

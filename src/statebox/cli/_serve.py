@@ -14,7 +14,14 @@ from typing import Annotated, Any
 
 import typer
 
-from statebox.cli._app import SUITE_HELP, PolicyModeOption, app, err_console, handled
+from statebox.cli._app import (
+    SUITE_HELP,
+    DomainOption,
+    PolicyModeOption,
+    app,
+    err_console,
+    handled,
+)
 from statebox.cli._tb_options import (
     CheckTimeout,
     DropSources,
@@ -44,9 +51,7 @@ def serve(
     tasks: Annotated[
         list[Path] | None, typer.Option(help="Task YAML file or folder (repeatable).")
     ] = None,
-    domain: Annotated[
-        list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
-    ] = None,
+    domain: DomainOption = None,
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (0 picks a free one).")] = 8000,
     openenv: Annotated[
@@ -146,7 +151,7 @@ def serve(
         from statebox.serve import BackgroundServer, ServeApp, TaskCatalog
     except ImportError as exc:
         raise ConfigError(f"statebox serve needs: pip install 'statebox[rl]' ({exc})") from exc
-    from statebox.cli._commands import _registry
+    from statebox.cli._commands import _registry, selected_suites
     from statebox.serve._guard import LOOPBACK_HOSTS, allowed_hosts
     from statebox.tasks import load_tasks
 
@@ -207,9 +212,8 @@ def serve(
         load = backend_catalog(db, tasks, rubric)
     else:
         registry = _registry(domain)
-        if suite is not None:
-            # A bad name fails here, in one line, not as a server that never gets ready.
-            registry.resolve_suite(suite)
+        # A bad name fails here, in one line, not as a server that never gets ready.
+        refs = selected_suites(registry, suite, given=bool(tasks)) or []
 
         def load() -> TaskCatalog:
             # No --suite: both splits, so OpenEnv (train only unless --allow-test-split)
@@ -217,7 +221,9 @@ def serve(
             task_list = (
                 load_tasks(tasks)
                 if tasks
-                else registry.suite(suite or "all", both_splits=suite is None)
+                else registry.suites(refs, both_splits=suite is None)
+                if refs
+                else registry.suite("all", both_splits=True)
             )
             names = sorted({t.domain for t in task_list})
             return TaskCatalog(

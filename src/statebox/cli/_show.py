@@ -8,8 +8,9 @@ from rich.console import Console
 from rich.table import Table
 
 from statebox.records import TrialRecord
+from statebox.world import FieldPolicy
 
-__all__ = ["print_trial"]
+__all__ = ["print_excluded", "print_trial"]
 
 
 def _short(value: object, limit: int = 160) -> str:
@@ -123,3 +124,14 @@ def print_trial(record: TrialRecord, console: Console) -> None:
         for fx in row_effects:
             row = _short(fx.after or fx.before)
             console.print(f"  {label} {fx.kind} {fx.table} {_short(fx.key)}: {row}")
+
+
+def print_excluded(record: TrialRecord, policy: FieldPolicy, console: Console) -> None:
+    """Name the columns of the trial's effects that its field policy leaves uncompared."""
+    v = record.verdict
+    if v is None:
+        return
+    touched = {fx.table for fx in (*v.expected_effects, *v.actual_effects)}
+    for e in policy.excluded:
+        if e.table in touched:
+            console.print(f"not compared (field policy): {e.table}.{e.column}: {e.reason}")

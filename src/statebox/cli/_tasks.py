@@ -11,8 +11,8 @@ from typing import Annotated, Any
 import typer
 from rich.table import Table
 
-from statebox.cli._app import SUITE_HELP, err_console, handled, tasks_app
-from statebox.cli._commands import _registry, out_console
+from statebox.cli._app import SUITE_HELP, DomainOption, err_console, handled, tasks_app
+from statebox.cli._commands import _registry, out_console, selected_suites
 from statebox.errors import ConfigError
 
 JobsOption = Annotated[
@@ -41,9 +41,11 @@ def _select(suite: str | None, path: Path | None, domain_refs: list[str] | None)
     if path is not None:
         tasks, where = load_tasks(path), str(path)
     else:
-        ref = registry.resolve_suite(suite or "all")
-        tasks, where = registry.suite(ref), f"suite {ref} ({ref.label})"
-        err_console.print(f"suite {ref}: {len(tasks)} tasks ({ref.label})", highlight=False)
+        refs = selected_suites(registry, suite, given=False) or registry.resolve_suites("all")
+        tasks = registry.suites(refs)
+        names = ", ".join(str(r) for r in refs)
+        where = f"suite {names} ({refs[0].label})"
+        err_console.print(f"suite {names}: {len(tasks)} tasks ({refs[0].label})", highlight=False)
     if not tasks:
         # Zero tasks pass every check: an empty or comment-only file, or an empty folder,
         # must not look like a suite that validated.
@@ -142,9 +144,7 @@ def _why(v: Any) -> str:
 def validate(
     path: Annotated[Path | None, typer.Argument(help="Task file or folder.")] = None,
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
-    domain: Annotated[
-        list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
-    ] = None,
+    domain: DomainOption = None,
     json_out: Annotated[bool, typer.Option("--json", help="Print results as JSON.")] = False,
     backend: Annotated[
         list[Path] | None,
@@ -322,9 +322,10 @@ def validate(
 def list_tasks(
     path: Annotated[Path | None, typer.Argument(help="Task file or folder.")] = None,
     suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
+    domain: DomainOption = None,
 ) -> None:
     """List tasks: id, domain, family, split, golden calls."""
-    _, tasks = _select(suite, path, None)
+    _, tasks = _select(suite, path, domain)
     table = Table(title=f"{len(tasks)} tasks")
     for col in ("id", "domain", "family", "split", "golden calls", "read-only"):
         table.add_column(col)

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
-from statebox.cli._app import SUITE_HELP, app, handled
+from statebox.cli._app import SUITE_HELP, CampaignDomainOption, app, handled
 from statebox.cli._commands import _registry, out_console
 from statebox.errors import ConfigError
 
@@ -36,9 +36,7 @@ def _campaign(directory: Path, domain: list[str] | None) -> tuple[Any, list[Any]
 @handled
 def verify(
     directory: Annotated[Path, typer.Argument(help="Campaign directory.")],
-    domain: Annotated[
-        list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
-    ] = None,
+    domain: CampaignDomainOption = None,
     tasks: Annotated[
         list[Path] | None,
         typer.Option(
@@ -107,9 +105,7 @@ def rejudge(
         typer.Option(help="Rubric judge model (openai:MODEL, anthropic:MODEL); none: unjudged."),
     ] = None,
     judge_base_url: Annotated[str | None, typer.Option(help="Judge model endpoint.")] = None,
-    domain: Annotated[
-        list[str] | None, typer.Option(help="Extra domain as module:ATTR or file.py:ATTR.")
-    ] = None,
+    domain: CampaignDomainOption = None,
 ) -> None:
     """Re-score a campaign's transcripts against fixed or changed tasks; no agent model runs."""
     from statebox.runner import campaign_tasks, rejudge_campaign

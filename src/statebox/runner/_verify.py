@@ -129,7 +129,9 @@ def campaign_tasks(
     source = manifest.task_source
     if source.startswith("suite:"):
         # A name recorded before suites had versions meant 1.0's tasks.
-        return registry.suite(pin_legacy(source.removeprefix("suite:")))
+        # Several --domain references' own suites are recorded comma-separated.
+        names = source.removeprefix("suite:").split(",")
+        return registry.suites(registry.resolve_suites(",".join(pin_legacy(n) for n in names)))
     paths = [Path(p) for p in source.split(", ")]
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
