@@ -136,3 +136,38 @@ def test_tasks_card_takes_domain_alone(cli: CliRunner) -> None:
     result = cli.invoke(app, ["tasks", "card", "--domain", TOY_REF, "--no-validate"])
     assert result.exit_code == 0, result.output
     assert "suite card: toy@" in flat(result.stdout)
+
+
+def test_two_domains_own_suites_resume_and_verify_from_the_manifest(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    tasks = tmp_path / "toy2-tasks"
+    tasks.mkdir()
+    source = (TOY_DIR / "tasks" / "toy.yaml").read_text(encoding="utf-8")
+    (tasks / "toy2.yaml").write_text(
+        source.replace("id: toy.", "id: toy2.").replace("domain: toy", "domain: toy2"),
+        encoding="utf-8",
+    )
+    module = tmp_path / "toy2.py"
+    module.write_text(
+        "from pathlib import Path\n"
+        "from fixtures.toy import FIELD_POLICY, SCHEMA, SEED, TOOLS\n"
+        "from statebox.domains import Domain\n"
+        "DOMAIN = Domain(name='toy2', schema_sql=SCHEMA, seed=SEED, tools=TOOLS, policy='p',\n"
+        f"    field_policy=FIELD_POLICY, tasks_dir=Path({str(tasks)!r}))\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "two"
+    base = ["run", "--agent", "oracle", "--out", str(out)]
+    first = cli.invoke(app, [*base, "--domain", TOY_REF, "--domain", str(module), "--trials", "1"])
+    assert first.exit_code == 0, first.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    version = default_registry().default_suite_version()
+    assert manifest["task_source"] == f"suite:toy@{version}, toy2@{version}"
+    assert len(manifest["task_ids"]) == 6
+    resumed = cli.invoke(app, [*base, "--resume", "--trials", "2"])  # no --domain: the manifest's
+    assert resumed.exit_code == 0, resumed.output
+    assert len(read_trial_rows(out)) == 12
+    verified = cli.invoke(app, ["verify", str(out)])
+    assert verified.exit_code == 0, verified.output
+    assert "12 of 12 judged trials reproduced exactly" in flat(verified.stdout)

@@ -182,3 +182,33 @@ def test_a_non_empty_directory_is_refused(tmp_path: Path) -> None:
     assert result.exit_code == 1
     assert "exists and is not empty" in result.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.txt"]
+
+
+@pytest.mark.slow
+def test_an_editable_install_sees_edits_without_reinstalling(tmp_path: Path) -> None:
+    # A venv of its own that sees this one's packages (statebox) through a .pth line,
+    # so the editable install touches no other worker's site-packages.
+    project, venv = tmp_path / "edesk", tmp_path / "venv"
+    assert CliRunner().invoke(app, ["domain", "new", "edesk", "--dir", str(project)]).exit_code == 0
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    inner = _run([str(python), "-c", PURELIB], None, tmp_path).stdout.strip()
+    outer = _run([sys.executable, "-c", PURELIB], None, tmp_path).stdout.strip()
+    Path(inner, "outer.pth").write_text(f"import site; site.addsitedir({outer!r})\n")
+    pip = _run(
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "-e",
+         str(project), "--no-deps", "--no-build-isolation", "--no-index"],
+        None, tmp_path,
+    )  # fmt: skip
+    assert pip.returncode == 0, pip.stderr
+    tasks = project / "src" / "edesk" / "tasks" / "tasks.yaml"
+    listing = [str(python), "-c", CLI, "tasks", "list", "--domain", "edesk"]
+    assert "3 tasks" in _run(listing, None, tmp_path).stdout
+    text = tasks.read_text(encoding="utf-8")
+    tasks.write_text(text[: text.index("# A refusal")], encoding="utf-8")  # the write task only
+    again = _run(listing, None, tmp_path)
+    assert "1 tasks" in again.stdout, again.stdout + again.stderr
+
+
+PURELIB = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+CLI = "import sys; from statebox.cli import main; sys.argv[0] = 'statebox'; main()"
