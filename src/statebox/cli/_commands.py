@@ -684,7 +684,12 @@ def run(
     from statebox.cli._scale import executor_for
 
     pool = executor_for(
-        executor, settings, domain or [], campaign.agent_specs, ray_address, ray_workers
+        executor,
+        settings,
+        [src.ref for src in registry.sources],  # files made absolute: workers run elsewhere
+        campaign.agent_specs,
+        ray_address,
+        ray_workers,
     )
     if pool is not None and tb is not None:
         from statebox.cli._thinkingbox import TbWorkerSetup

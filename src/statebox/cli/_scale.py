@@ -48,9 +48,11 @@ class CliSetup(NamedTuple):
 
 def _absolute(ref: str) -> str:
     # Ray workers run in their own working directory: a relative file.py must not move.
-    target, _, attr = ref.rpartition(":")
+    target, colon, attr = ref.rpartition(":")
     if target.endswith(".py"):
         return f"{Path(target).resolve()}:{attr}"
+    if not colon and ref.endswith(".py"):
+        return str(Path(ref).resolve())
     return ref
 
 
