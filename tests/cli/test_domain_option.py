@@ -171,3 +171,12 @@ def test_two_domains_own_suites_resume_and_verify_from_the_manifest(
     verified = cli.invoke(app, ["verify", str(out)])
     assert verified.exit_code == 0, verified.output
     assert "12 of 12 judged trials reproduced exactly" in flat(verified.stdout)
+
+
+def test_ray_workers_get_a_bare_file_reference_absolute(monkeypatch: pytest.MonkeyPatch) -> None:
+    from statebox.cli._scale import _absolute
+
+    monkeypatch.chdir(TOY_DIR)
+    assert _absolute("__init__.py") == TOY_FILE
+    assert _absolute("__init__.py:DOMAIN") == TOY_REF
+    assert _absolute("retail") == "retail"
