@@ -404,6 +404,10 @@ class Registry:
                 ) from exc
             if not isinstance(value, Domain):
                 raise DomainError(f"entry point {ep.name!r} is not a Domain")
+            if value.name in self._domains and any(s.domain == value.name for s in self.sources):
+                # An explicit --domain (say the package's source file beside its installed
+                # copy) shadows the installed domain of that name: the author chose it.
+                continue
             self.register_domain(value)
             if ep.value.startswith(BUILTIN_PREFIX):
                 self._builtin.add(value.name)

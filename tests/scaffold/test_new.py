@@ -135,6 +135,15 @@ def test_installed_scaffold_lints_validates_and_runs(demo: Installed) -> None:
     assert "3 passed" in tests.stdout
 
 
+def test_the_source_file_shadows_its_installed_copy(demo: Installed) -> None:
+    # The package's own file given while its installed copy is on the path: the explicit
+    # --domain wins, instead of "two domains are named 'demo'".
+    source = demo.project / "src/demo/__init__.py"
+    listed = _statebox("tasks", "list", "--domain", str(source), site=demo.site, cwd=demo.cwd)
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.count("demo.") == 3
+
+
 def test_generated_code_passes_ruff(demo: Installed) -> None:
     for args in (["check", "."], ["format", "--check", "."]):
         done = _run([str(BIN / "ruff"), *args], None, demo.project)
