@@ -25,6 +25,7 @@ from typing import Any, get_args
 from statebox.errors import ConfigError
 from statebox.tasks import (
     GoldenCall,
+    GoldenFailure,
     Task,
     default_ask,
     dump_tasks,
@@ -53,8 +54,6 @@ class Recording:
     """
 
     def __init__(self, transcript: Sequence[Any]) -> None:
-        from statebox.tasks._model import GoldenFailure
-
         expectable = set(get_args(GoldenFailure))
         self.calls: list[GoldenCall] = []
         """The golden trajectory."""
