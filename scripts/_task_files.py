@@ -12,13 +12,14 @@ from typing import Any
 
 import yaml
 
+from statebox.tasks import dump_tasks
+
 __all__ = ["drop_train_templates", "write_families"]
 
 
 def _dump(tasks: Sequence[Mapping[str, Any]]) -> str:
-    return yaml.safe_dump(
-        list(tasks), sort_keys=False, allow_unicode=True, width=100, default_flow_style=False
-    )
+    # The package's serializer: tasks recorded by `statebox play --record` read alike.
+    return dump_tasks(tasks)
 
 
 def write_families(families: Mapping[str, Sequence[Mapping[str, Any]]], out: Path) -> None:

@@ -23,7 +23,7 @@ from statebox.cli import app
 from statebox.judge import Judge, validate_task
 from statebox.llm import load_models_file, load_pricing
 from statebox.registry import default_registry
-from statebox.tasks import parse_tasks
+from statebox.tasks import load_tasks, parse_tasks
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -90,6 +90,37 @@ def test_the_own_domain_example_is_a_domain_that_validates_and_runs(
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 0, result.output
     assert "3 of 3 planned trials, 3 passed" in " ".join(result.output.split())
+
+
+def test_the_authoring_commands_run_as_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = section("Your own domain")
+    (code,) = blocks(text, "python")
+    (task,) = blocks(text, "yaml")
+    (moves,) = blocks(text, "text")
+    for name, body in (("helpdesk.py", code), ("helpdesk.yaml", task), ("hold.txt", moves)):
+        (tmp_path / name).write_text(body)
+    monkeypatch.chdir(tmp_path)
+    lines = blocks(text, "bash")[1].replace("\\\n", " ").splitlines()
+    commands = [line.partition(" < ") for line in lines if line]
+    assert [shlex.split(c)[:3] for c, _, _ in commands] == [
+        ["statebox", "play", "helpdesk.hold.carrier.001"],
+        ["statebox", "tasks", "validate"],
+        ["statebox", "tasks", "show"],
+        ["statebox", "tasks", "new"],
+    ]
+    for command, _, stdin in commands:
+        typed = (tmp_path / stdin.strip()).read_text() if stdin else None
+        result = CliRunner().invoke(app, shlex.split(command)[1:], input=typed)
+        assert result.exit_code == 0, (command, result.output)
+    (original,) = parse_tasks(yaml.safe_load(task))
+    (recorded,) = load_tasks(tmp_path / "recorded.yaml")
+    assert recorded.golden == original.golden and recorded.user == original.user
+    assert recorded.reference_response.startswith("Your ticket is on hold")
+    (draft,) = yaml.safe_load((tmp_path / "draft.yaml").read_text())
+    assert draft["id"] == "helpdesk.new.001" and draft["user"]["opening"].startswith("TODO:")
+    assert draft["user"]["facts"]["ticket_id"]["value"] == "20"
 
 
 def test_the_models_and_pricing_files_parse(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ Commands import their machinery lazily so ``statebox --help`` stays fast.
 import statebox.cli._compare  # noqa: F401  (registers `compare`)
 from statebox.cli import (  # noqa: F401  (registers the commands)
     _ablate,
+    _author,
     _card,
     _commands,
     _domain,

@@ -1,8 +1,13 @@
-"""``statebox show``: one trial's checks, transcript and effect diff."""
+"""``statebox show``: one trial's checks, transcript and effect diff.
+
+`print_changes` prints a trajectory's effects table by table (``statebox tasks show``).
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -10,7 +15,10 @@ from rich.table import Table
 from statebox.records import TrialRecord
 from statebox.world import FieldPolicy
 
-__all__ = ["print_excluded", "print_trial"]
+if TYPE_CHECKING:
+    from statebox.judge import TableChanges
+
+__all__ = ["print_changes", "print_excluded", "print_trial"]
 
 
 def _short(value: object, limit: int = 160) -> str:
@@ -135,3 +143,41 @@ def print_excluded(record: TrialRecord, policy: FieldPolicy, console: Console) -
     for e in policy.excluded:
         if e.table in touched:
             console.print(f"not compared (field policy): {e.table}.{e.column}: {e.reason}")
+
+
+def print_changes(changes: Sequence[TableChanges], console: Console) -> None:
+    """Print effects table by table: rows added (+), removed (-), changed (~).
+
+    One line per column (before → after; an added or removed row's key columns are in
+    its row cell); a column the state comparison leaves out says why in the last one.
+    """
+    if not changes:
+        console.print("no change: the state is left as it was")
+        return
+    for t in changes:
+        counts = [
+            f"{len(rows)} {word}"
+            for rows, word in ((t.added, "added"), (t.removed, "removed"), (t.changed, "changed"))
+            if rows
+        ]
+        table = Table(title=f"{t.table}: {', '.join(counts)}", title_justify="left")
+        table.add_column("", no_wrap=True)
+        table.add_column("row", overflow="fold", max_width=24)
+        table.add_column("column", overflow="fold", max_width=22)
+        table.add_column("before", overflow="fold", max_width=30)
+        table.add_column("after", overflow="fold", max_width=30)
+        table.add_column("excluded (why)", overflow="fold", max_width=28)
+        for sign, rows in (("+", t.added), ("-", t.removed), ("~", t.changed)):
+            for row in rows:
+                key = ", ".join(f"{k}={_short(v, 40)}" for k, v in row.key.items())
+                shown = [c for c in row.columns if sign == "~" or c.column not in row.key]
+                for i, c in enumerate(shown or row.columns):
+                    table.add_row(
+                        sign if i == 0 else "",
+                        key if i == 0 else "",
+                        c.column,
+                        "" if sign == "+" else _short(c.before, 120),
+                        "" if sign == "-" else _short(c.after, 120),
+                        c.excluded or "",
+                    )
+        console.print(table)

@@ -1,6 +1,13 @@
 """The judge: golden replay, effect comparison, checks, verdicts, validation and mutants."""
 
 from statebox.judge._align import IdMap, align_inserts
+from statebox.judge._changes import (
+    ColumnChange,
+    RowChange,
+    TableChanges,
+    golden_changes,
+    table_changes,
+)
 from statebox.judge._checks import (
     Query,
     StateMatch,
@@ -74,6 +81,7 @@ __all__ = [
     "OPERATORS",
     "PROBES",
     "CheckResult",
+    "ColumnChange",
     "Comparison",
     "Discrepancy",
     "DomainShape",
@@ -85,6 +93,7 @@ __all__ = [
     "MutantResult",
     "ProbeResult",
     "Query",
+    "RowChange",
     "RubricAnswer",
     "RubricJudge",
     "ShapeTargets",
@@ -93,6 +102,7 @@ __all__ = [
     "StateJudge",
     "StateMatch",
     "SuiteShape",
+    "TableChanges",
     "TaskCheck",
     "TaskShape",
     "TaskValidation",
@@ -110,6 +120,7 @@ __all__ = [
     "environment_parts",
     "failure_signature",
     "find_fact",
+    "golden_changes",
     "invariant_checks",
     "judged_task_problems",
     "lint_identifiers",
@@ -123,6 +134,7 @@ __all__ = [
     "selected_rows",
     "static_problems",
     "suite_shape",
+    "table_changes",
     "task_problems",
     "task_shape",
     "task_signature",

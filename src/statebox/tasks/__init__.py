@@ -1,11 +1,13 @@
 """Tasks: the `Task` model, its YAML loader and the built-in suites' names and versions."""
 
+from statebox.tasks._files import PLACEHOLDER, dump_tasks, dump_yaml, placeholders, task_data
 from statebox.tasks._loader import bundle_hash, load_tasks, parse_tasks
 from statebox.tasks._model import (
     CheckFact,
     Checks,
     DontCare,
     GoldenCall,
+    GoldenFailure,
     ReplyCheck,
     ResponseCheck,
     RowSelector,
@@ -33,12 +35,14 @@ from statebox.tasks._worlds import WorldCache
 __all__ = [
     "BENCH_NAME",
     "LEGACY_VERSION",
+    "PLACEHOLDER",
     "BehaviourSpec",
     "CheckFact",
     "Checks",
     "DontCare",
     "Fact",
     "GoldenCall",
+    "GoldenFailure",
     "ReplyCheck",
     "ResponseCheck",
     "RowSelector",
@@ -53,11 +57,15 @@ __all__ = [
     "bundle_hash",
     "default_ask",
     "default_version",
+    "dump_tasks",
+    "dump_yaml",
     "load_tasks",
     "parse_suite",
     "parse_tasks",
     "pin_legacy",
+    "placeholders",
     "resolve_suite",
     "suite_tasks",
     "suite_versions",
+    "task_data",
 ]

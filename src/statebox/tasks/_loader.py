@@ -5,7 +5,8 @@ sorted path order, so the same folder always gives the same task list and bundle
 
 Errors are one line. Of a task's problems, an unknown key is reported first, with the
 closest known key as a hint (``golde`` → ``did you mean 'golden'?``): a misspelt key
-otherwise shows up as the missing field it was meant to be.
+otherwise shows up as the missing field it was meant to be. A drafted task (``statebox
+tasks new``) is refused while a text its author writes still starts with ``TODO:``.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
 from statebox.errors import TaskSpecError
+from statebox.tasks._files import PLACEHOLDER, placeholders
 from statebox.tasks._model import Task
 
 __all__ = ["bundle_hash", "load_tasks", "parse_tasks"]
@@ -122,6 +124,17 @@ def parse_tasks(data: Any, *, file: Path | str | None = None) -> list[Task]:
             raise TaskSpecError(
                 f"{_message(err, Task)}{more}", file=file, task_id=task_id or f"#{i}", field=field
             ) from exc
+        left = placeholders(item)
+        if left:
+            field, text = left[0]
+            more = f"; {len(left) - 1} more after it" if len(left) > 1 else ""
+            shown = text if len(text) <= 40 else text[:39] + "…"
+            raise TaskSpecError(
+                f"a draft: write this {PLACEHOLDER} text or delete it: {shown!r}{more}",
+                file=file,
+                task_id=task_id,
+                field=field,
+            )
     return tasks
 
 

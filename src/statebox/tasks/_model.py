@@ -31,6 +31,7 @@ __all__ = [
     "Checks",
     "DontCare",
     "GoldenCall",
+    "GoldenFailure",
     "ReplyCheck",
     "ResponseCheck",
     "RowSelector",
