@@ -166,9 +166,12 @@ class Table(NamedTuple):
     noun: str
     """What a row is called in messages (``order``)."""
     example: str
-    """An id as the agent should give it (``ORD-10000020``)."""
+    """An id as the agent should give it (``ORD-10000020``); empty: the refusal shows none."""
     key: str = "id"
     """The column looked up."""
+    missing: str = ""
+    """The ``not_found`` message, with ``{key}`` (``{key!r}`` quoted) filled in; empty:
+    ``no <noun> '<key>' (ids look like '<example>')``."""
 
     def get(self, tx: WorldTx, key: str) -> Row | None:
         """The row whose key column is ``key``, or None."""
@@ -182,8 +185,20 @@ class Table(NamedTuple):
         """
         row = self.get(tx, key)
         if row is None:
-            raise ToolError("not_found", f"no {self.noun} {key!r} (ids look like {self.example!r})")
+            if self.missing:
+                raise ToolError("not_found", self.missing.format(key=key))
+            hint = f" (ids look like {self.example!r})" if self.example else ""
+            raise ToolError("not_found", f"no {self.noun} {key!r}{hint}")
         return row
+
+    def update(self, tx: WorldTx, row: Row, values: Mapping[str, Any]) -> Row:
+        """Write ``values`` to the row ``row`` (found by its key column); the row as it is now.
+
+        The result is ``row`` with ``values`` merged in, in the row's column order: what a
+        tool that changed a row answers.
+        """
+        tx.update(self.name, {self.key: row[self.key]}, values)
+        return {**row, **values}
 
 
 class Tables:

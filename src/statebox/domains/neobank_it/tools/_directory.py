@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.neobank_it.tools._records import employee_row, row_of
+from statebox.domains.neobank_it.tools._records import account_row, employee_row, row_of
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -68,8 +68,4 @@ def get_account(tx: WorldTx, employee_id: str) -> dict[str, Any]:
     Args:
         employee_id: Employee id, such as 'EMP-0001'.
     """
-    employee_row(tx, employee_id)
-    row = tx.one("SELECT * FROM accounts WHERE employee_id = ?", [employee_id])
-    if row is None:
-        raise ToolError("not_found", f"employee {employee_id} has no SSO account")
-    return row
+    return account_row(tx, employee_id)
