@@ -79,3 +79,14 @@ def test_table_update_writes_by_key_and_missing_words_the_refusal() -> None:
         assert members.row(tx, "M-2")["name"] == "Bo Kim"
         assert _refusal(by_email.row, tx, "x@y") == ("not_found", "no member with email 'x@y'")
         assert _refusal(bare.row, tx, "M-9") == ("not_found", "no member 'M-9'")
+
+
+def test_field_policy_gives_free_text_its_reason_and_keeps_the_order() -> None:
+    policy = kit.field_policy("notes.body", ("tickets.subject", "its own reason"), "a.b")
+    assert [(e.table, e.column, e.reason) for e in policy.excluded] == [
+        ("notes", "body", kit.FREE_TEXT),
+        ("tickets", "subject", "its own reason"),
+        ("a", "b", kit.FREE_TEXT),
+    ]
+    with pytest.raises(ValueError, match="write it as 'table.column'"):
+        kit.field_policy("body")
