@@ -1,4 +1,5 @@
-"""Status transitions (`kit.Transition`) and row writes (`kit.Table.update`) of statebox.kit."""
+"""Status transitions (`kit.Transition`), row writes and lookups (`Table.update`, `missing`,
+`found`) and the field policy (`kit.field_policy`) of statebox.kit."""
 
 from __future__ import annotations
 
@@ -88,5 +89,16 @@ def test_field_policy_gives_free_text_its_reason_and_keeps_the_order() -> None:
         ("tickets", "subject", "its own reason"),
         ("a", "b", kit.FREE_TEXT),
     ]
-    with pytest.raises(ValueError, match="write it as 'table.column'"):
+    with pytest.raises(ValueError, match=r"write it as 'table\.column'"):
         kit.field_policy("body")
+
+
+def test_found_answers_a_lookup_query_or_refuses_with_its_wording() -> None:
+    w = world()
+    sql = "SELECT id FROM members WHERE lower(email) = lower(?)"
+    with w.transaction() as tx:
+        assert kit.found(tx, sql, ["ANN@example.com"], "no member") == {"id": "M-1"}
+        assert _refusal(kit.found, tx, sql, ["x@y"], "no member with email 'x@y'") == (
+            "not_found",
+            "no member with email 'x@y'",
+        )

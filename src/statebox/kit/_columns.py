@@ -14,7 +14,7 @@ the id format, e.g. ``no order 'X' (ids look like 'ORD-10000020')``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any, NamedTuple
 
@@ -29,6 +29,7 @@ __all__ = [
     "cents",
     "days_between",
     "days_until",
+    "found",
     "in_days",
     "integer",
     "iso_date",
@@ -222,6 +223,22 @@ class Tables:
             KeyError: ``table`` is not one of these tables (a bug in the calling tool).
         """
         return self._tables[table].row(tx, key)
+
+
+def found(tx: WorldTx, sql: str, params: Sequence[Any], missing: str) -> Row:
+    """The first row of a lookup query, or a ``not_found`` refusal saying ``missing``.
+
+    For lookups a `Table` cannot say (a case-insensitive email, a join):
+    ``found(tx, "SELECT * FROM staff WHERE lower(email) = lower(?)", [email],
+    f"no employee with email {email!r}")``.
+
+    Raises:
+        ToolError: ``not_found`` with ``missing`` when the query gives no row.
+    """
+    row = tx.one(sql, params)
+    if row is None:
+        raise ToolError("not_found", missing)
+    return row
 
 
 def ordered(tx: WorldTx, table: str, row: Mapping[str, Any]) -> Row:

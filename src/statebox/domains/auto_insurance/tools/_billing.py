@@ -162,6 +162,29 @@ def _fee(tx: WorldTx, fee_id: str) -> Row:
     return _PAY_FEE.check(row)
 
 
+def _pay(
+    tx: WorldTx,
+    row: Row,
+    method: str,
+    *,
+    installment_id: str | None = None,
+    fee_id: str | None = None,
+) -> Row:
+    """Record a payment of ``row``'s amount (an installment or a fee) with a method on file."""
+    return tx.insert(
+        "payments",
+        {
+            "id": new_id(tx, "payments", "PMT-"),
+            "policy_id": row["policy_id"],
+            "installment_id": installment_id,
+            "fee_id": fee_id,
+            "amount": money(row["amount"]),
+            "method": method,
+            "created_at": stamp(tx),
+        },
+    )
+
+
 @tool(mutates=False)
 def get_billing(tx: WorldTx, policy_id: str) -> dict[str, Any]:
     """Get a policy's billing: plan, installments, fees, payments and payment extensions.
@@ -193,18 +216,7 @@ def pay_installment(tx: WorldTx, installment_id: str, method: Method) -> dict[st
         method: The payment method on file to charge.
     """
     row = _installment(tx, installment_id)
-    payment = tx.insert(
-        "payments",
-        {
-            "id": new_id(tx, "payments", "PMT-"),
-            "policy_id": row["policy_id"],
-            "installment_id": installment_id,
-            "fee_id": None,
-            "amount": money(row["amount"]),
-            "method": method,
-            "created_at": stamp(tx),
-        },
-    )
+    payment = _pay(tx, row, method, installment_id=installment_id)
     _PAY_INSTALLMENT.write(tx, row)
     return {"installment_id": installment_id, "status": "paid", "payment": payment}
 
@@ -218,18 +230,7 @@ def pay_fee(tx: WorldTx, fee_id: str, method: Method) -> dict[str, Any]:
         method: The payment method on file to charge.
     """
     row = _fee(tx, fee_id)
-    payment = tx.insert(
-        "payments",
-        {
-            "id": new_id(tx, "payments", "PMT-"),
-            "policy_id": row["policy_id"],
-            "installment_id": None,
-            "fee_id": fee_id,
-            "amount": money(row["amount"]),
-            "method": method,
-            "created_at": stamp(tx),
-        },
-    )
+    payment = _pay(tx, row, method, fee_id=fee_id)
     _PAY_FEE.write(tx, row)
     return {"fee_id": fee_id, "status": "paid", "payment": payment}
 

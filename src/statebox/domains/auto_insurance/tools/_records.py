@@ -10,6 +10,7 @@ coverages and drivers after every endorsement, so the policy total never drifts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from statebox import kit
@@ -61,25 +62,23 @@ def policy_row(tx: WorldTx, policy_id: str) -> Row:
     return row
 
 
-def vehicle_row(tx: WorldTx, vehicle_id: str) -> Row:
-    """The vehicle (its customer verified), or a refusal."""
-    row = VEHICLES.row(tx, vehicle_id)
-    policy_row(tx, text(row["policy_id"]))
-    return row
+def _of_policy(table: Table) -> Callable[[WorldTx, str], Row]:
+    """A lookup of ``table``'s rows whose policy's customer must be verified."""
+
+    def lookup(tx: WorldTx, key: str) -> Row:
+        row = table.row(tx, key)
+        policy_row(tx, text(row["policy_id"]))
+        return row
+
+    return lookup
 
 
-def coverage_row(tx: WorldTx, coverage_id: str) -> Row:
-    """The coverage (its customer verified), or a refusal."""
-    row = COVERAGES.row(tx, coverage_id)
-    policy_row(tx, text(row["policy_id"]))
-    return row
-
-
-def claim_row(tx: WorldTx, claim_id: str) -> Row:
-    """The claim (its customer verified), or a refusal."""
-    row = CLAIMS.row(tx, claim_id)
-    policy_row(tx, text(row["policy_id"]))
-    return row
+vehicle_row = _of_policy(VEHICLES)
+"""The vehicle (its customer verified), or a refusal."""
+coverage_row = _of_policy(COVERAGES)
+"""The coverage (its customer verified), or a refusal."""
+claim_row = _of_policy(CLAIMS)
+"""The claim (its customer verified), or a refusal."""
 
 
 def on_policy(tx: WorldTx, table: Table, key: str, policy_id: str) -> Row:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from statebox.domains.consulting_hr.tools._records import TABLES, iso_date, row_of
-from statebox.kit import Row, Transition, new_id, stamp, text
+from statebox.kit import Row, Transition, found, new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -47,10 +47,12 @@ def find_employee_by_email(tx: WorldTx, email: str) -> dict[str, Any]:
     Args:
         email: Work email, such as 'ada.eastwood@example.com'.
     """
-    row = tx.one("SELECT * FROM employees WHERE lower(email) = lower(?)", [email.strip()])
-    if row is None:
-        raise ToolError("not_found", f"no employee with email {email!r}")
-    return row
+    return found(
+        tx,
+        "SELECT * FROM employees WHERE lower(email) = lower(?)",
+        [email.strip()],
+        f"no employee with email {email!r}",
+    )
 
 
 @tool(mutates=False)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from statebox.domains.neobank_it.tools._records import account_row, employee_row, row_of
-from statebox.tools import ToolError, tool
+from statebox.kit import found
+from statebox.tools import tool
 from statebox.world import WorldTx
 
 __all__ = ["find_employee_by_email", "get_account", "get_department", "get_employee"]
@@ -31,9 +32,12 @@ def find_employee_by_email(tx: WorldTx, email: str) -> dict[str, Any]:
     Args:
         email: Work email, such as 'avery.hollis@neobank.example.com'.
     """
-    row = tx.one("SELECT id FROM employees WHERE lower(email) = lower(?)", [email.strip()])
-    if row is None:
-        raise ToolError("not_found", f"no employee with email {email!r}")
+    row = found(
+        tx,
+        "SELECT id FROM employees WHERE lower(email) = lower(?)",
+        [email.strip()],
+        f"no employee with email {email!r}",
+    )
     return _profile(tx, str(row["id"]))
 
 
