@@ -45,3 +45,11 @@ def test_the_example_domain_in_the_doc_works() -> None:
         assert found[0]["title"] == "2. Tickets"
     finally:
         world.close()
+
+
+def test_the_harness_example_in_the_doc_runs_on_a_built_in_domain() -> None:
+    from statebox.domains.neobank_it import DOMAIN
+
+    blocks = re.findall(r"```python\n(.*?)```", DOC.read_text(encoding="utf-8"), re.S)
+    [harness] = [b for b in blocks if "from statebox.testing import" in b]
+    exec(compile(harness, str(DOC), "exec"), {"DOMAIN": DOMAIN})

@@ -2,11 +2,15 @@
 
 - Column helpers (`text`, `integer`, `number`, `money`, `cents`, `stamp`, dates), id
   formats (`IdFormat`) and row lookups that refuse unknown ids alike (`Table`).
+- Status transitions (`Transition`): allowed-from statuses, the status reached, the
+  stamped column and the refusal's wording, for the look-up → check → write tools.
 - Support tickets (`TicketDesk` → `ticket_tools`): comments, holds, escalation, status
   rules, links to other records, guards such as identity verification.
 - Identity verification with a verification log (`VerificationLog`, `identity_tool`).
 - Customer notes (`NoteBook` → `note_tools`).
 - Confirmations and disclosures as records (`ConsentLog` → `consent_tools`).
+- The field policy (`field_policy`, with `FREE_TEXT`: the reason free text is not
+  compared).
 - The policy as a searchable knowledge base (`PolicyBase`, `search_policy_tool`) and
   how it is served (`PolicyMode`).
 
@@ -21,6 +25,7 @@ from statebox.kit._columns import (
     cents,
     days_between,
     days_until,
+    found,
     in_days,
     integer,
     iso_date,
@@ -32,6 +37,7 @@ from statebox.kit._columns import (
     text,
 )
 from statebox.kit._consent import ConsentLog, consent_tools
+from statebox.kit._fields import FREE_TEXT, field_policy
 from statebox.kit._identity import (
     IdentityCheck,
     Proof,
@@ -63,8 +69,10 @@ from statebox.kit._tickets import (
     TicketDesk,
     TierEscalation,
 )
+from statebox.kit._transitions import Transition
 
 __all__ = [
+    "FREE_TEXT",
     "POLICY_MODES",
     "PRIORITIES",
     "Comments",
@@ -86,11 +94,14 @@ __all__ = [
     "TeamEscalation",
     "TicketDesk",
     "TierEscalation",
+    "Transition",
     "VerificationLog",
     "cents",
     "consent_tools",
     "days_between",
     "days_until",
+    "field_policy",
+    "found",
     "identity_tool",
     "in_days",
     "integer",

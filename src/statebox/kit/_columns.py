@@ -14,7 +14,7 @@ the id format, e.g. ``no order 'X' (ids look like 'ORD-10000020')``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any, NamedTuple
 
@@ -29,6 +29,7 @@ __all__ = [
     "cents",
     "days_between",
     "days_until",
+    "found",
     "in_days",
     "integer",
     "iso_date",
@@ -166,9 +167,12 @@ class Table(NamedTuple):
     noun: str
     """What a row is called in messages (``order``)."""
     example: str
-    """An id as the agent should give it (``ORD-10000020``)."""
+    """An id as the agent should give it (``ORD-10000020``); empty: the refusal shows none."""
     key: str = "id"
     """The column looked up."""
+    missing: str = ""
+    """The ``not_found`` message, with ``{key}`` (``{key!r}`` quoted) filled in; empty:
+    ``no <noun> '<key>' (ids look like '<example>')``."""
 
     def get(self, tx: WorldTx, key: str) -> Row | None:
         """The row whose key column is ``key``, or None."""
@@ -182,8 +186,20 @@ class Table(NamedTuple):
         """
         row = self.get(tx, key)
         if row is None:
-            raise ToolError("not_found", f"no {self.noun} {key!r} (ids look like {self.example!r})")
+            if self.missing:
+                raise ToolError("not_found", self.missing.format(key=key))
+            hint = f" (ids look like {self.example!r})" if self.example else ""
+            raise ToolError("not_found", f"no {self.noun} {key!r}{hint}")
         return row
+
+    def update(self, tx: WorldTx, row: Row, values: Mapping[str, Any]) -> Row:
+        """Write ``values`` to the row ``row`` (found by its key column); the row as it is now.
+
+        The result is ``row`` with ``values`` merged in, in the row's column order: what a
+        tool that changed a row answers.
+        """
+        tx.update(self.name, {self.key: row[self.key]}, values)
+        return {**row, **values}
 
 
 class Tables:
@@ -207,6 +223,22 @@ class Tables:
             KeyError: ``table`` is not one of these tables (a bug in the calling tool).
         """
         return self._tables[table].row(tx, key)
+
+
+def found(tx: WorldTx, sql: str, params: Sequence[Any], missing: str) -> Row:
+    """The first row of a lookup query, or a ``not_found`` refusal saying ``missing``.
+
+    For lookups a `Table` cannot say (a case-insensitive email, a join):
+    ``found(tx, "SELECT * FROM staff WHERE lower(email) = lower(?)", [email],
+    f"no employee with email {email!r}")``.
+
+    Raises:
+        ToolError: ``not_found`` with ``missing`` when the query gives no row.
+    """
+    row = tx.one(sql, params)
+    if row is None:
+        raise ToolError("not_found", missing)
+    return row
 
 
 def ordered(tx: WorldTx, table: str, row: Mapping[str, Any]) -> Row:

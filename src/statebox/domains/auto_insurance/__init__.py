@@ -6,17 +6,12 @@ Schema, policy and tasks sit beside this module; the seed is built lazily on fir
 
 from pathlib import Path
 
+from statebox import kit
 from statebox.domains import Domain
 from statebox.domains.auto_insurance.seed import seed_rows
 from statebox.domains.auto_insurance.tools import ALL_TOOLS, STEP_SCHEMA, STEP_TOOLS
-from statebox.world import ExcludedField, FieldPolicy
 
 __all__ = ["DOMAIN"]
-
-_FREE_TEXT = (
-    "free text: its wording is not compared; the facts a task needs in it (ids, amounts, "
-    "dates, what happened) are read by that task's text checks"
-)
 
 DOMAIN = Domain.from_folder(
     "auto_insurance",
@@ -36,11 +31,9 @@ DOMAIN = Domain.from_folder(
     step_tools=STEP_TOOLS,
     extra_schema=STEP_SCHEMA,
     suites={"1.0": "tasks", "2.0": "tasks_v2"},
-    field_policy=FieldPolicy(
-        excluded=(
-            ExcludedField(table="crm_notes", column="body", reason=_FREE_TEXT),
-            ExcludedField(table="tickets", column="subject", reason=_FREE_TEXT),
-            ExcludedField(table="claims", column="description", reason=_FREE_TEXT),
-        )
+    field_policy=kit.field_policy(
+        "crm_notes.body",
+        "tickets.subject",
+        "claims.description",
     ),
 )

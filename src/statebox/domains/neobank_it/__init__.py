@@ -6,17 +6,12 @@ Schema, policy and tasks sit beside this module; the seed is built lazily on fir
 
 from pathlib import Path
 
+from statebox import kit
 from statebox.domains import Domain
 from statebox.domains.neobank_it.seed import seed_rows
 from statebox.domains.neobank_it.tools import ALL_TOOLS, STEP_SCHEMA, STEP_TOOLS
-from statebox.world import ExcludedField, FieldPolicy
 
 __all__ = ["DOMAIN"]
-
-_FREE_TEXT = (
-    "free text: its wording is not compared; the facts a task needs in it (ids, amounts, "
-    "dates, what happened) are read by that task's text checks"
-)
 
 DOMAIN = Domain.from_folder(
     "neobank_it",
@@ -33,27 +28,22 @@ DOMAIN = Domain.from_folder(
     step_tools=STEP_TOOLS,
     extra_schema=STEP_SCHEMA,
     suites={"1.0": "tasks", "2.0": "tasks_v2"},
-    field_policy=FieldPolicy(
-        excluded=(
-            ExcludedField(
-                table="access_requests",
-                column="justification",
-                reason="free text in the employee's words: not compared; role, system and days "
-                "are, and the task's text checks read the need it must pass on",
-            ),
-            ExcludedField(
-                table="notifications",
-                column="body",
-                reason="optional free-text addition to a template, left to the agent (tasks "
-                "declare it dont_care); recipient, template and related id are compared",
-            ),
-            ExcludedField(
-                table="security_incidents",
-                column="description",
-                reason="free text: not compared; category, severity and device are, and the "
-                "task's text checks read what happened (hours missing, what was clicked)",
-            ),
-            ExcludedField(table="tickets", column="subject", reason=_FREE_TEXT),
-        )
+    field_policy=kit.field_policy(
+        (
+            "access_requests.justification",
+            "free text in the employee's words: not compared; role, system and days "
+            "are, and the task's text checks read the need it must pass on",
+        ),
+        (
+            "notifications.body",
+            "optional free-text addition to a template, left to the agent (tasks "
+            "declare it dont_care); recipient, template and related id are compared",
+        ),
+        (
+            "security_incidents.description",
+            "free text: not compared; category, severity and device are, and the "
+            "task's text checks read what happened (hours missing, what was clicked)",
+        ),
+        "tickets.subject",
     ),
 )

@@ -6,17 +6,13 @@ Schema, policy and tasks sit beside this module; the seed is built lazily on fir
 
 from pathlib import Path
 
+from statebox import kit
 from statebox.domains import Domain
 from statebox.domains.retail.seed import seed_rows
 from statebox.domains.retail.tools import ALL_TOOLS, STEP_SCHEMA, STEP_TOOLS
-from statebox.world import ExcludedField, FieldPolicy
 
 __all__ = ["DOMAIN"]
 
-_FREE_TEXT = (
-    "free text: its wording is not compared; the facts a task needs in it (ids, amounts, "
-    "dates, what happened) are read by that task's text checks"
-)
 DOMAIN = Domain.from_folder(
     "retail",
     Path(__file__).parent,
@@ -33,11 +29,9 @@ DOMAIN = Domain.from_folder(
     step_tools=STEP_TOOLS,
     extra_schema=STEP_SCHEMA,
     suites={"1.0": "tasks", "2.0": "tasks_v2"},
-    field_policy=FieldPolicy(
-        excluded=(
-            ExcludedField(table="ticket_comments", column="body", reason=_FREE_TEXT),
-            ExcludedField(table="tickets", column="subject", reason=_FREE_TEXT),
-            ExcludedField(table="warranty_claims", column="description", reason=_FREE_TEXT),
-        )
+    field_policy=kit.field_policy(
+        "ticket_comments.body",
+        "tickets.subject",
+        "warranty_claims.description",
     ),
 )

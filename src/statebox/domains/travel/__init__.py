@@ -7,17 +7,12 @@ and tasks sit beside this module; the seed is built lazily on first use.
 
 from pathlib import Path
 
+from statebox import kit
 from statebox.domains import Domain
 from statebox.domains.travel.seed import seed_rows
 from statebox.domains.travel.tools import ALL_TOOLS, STEP_SCHEMA, STEP_TOOLS
-from statebox.world import ExcludedField, FieldPolicy
 
 __all__ = ["DOMAIN"]
-
-_FREE_TEXT = (
-    "free text: its wording is not compared; the facts a task needs in it (ids, amounts, "
-    "dates, what happened) are read by that task's text checks"
-)
 
 DOMAIN = Domain.from_folder(
     "travel",
@@ -33,13 +28,11 @@ DOMAIN = Domain.from_folder(
     step_tools=STEP_TOOLS,
     extra_schema=STEP_SCHEMA,
     suites={"1.0": "tasks", "2.0": "tasks_v2"},
-    field_policy=FieldPolicy(
-        excluded=(
-            ExcludedField(table="customer_notes", column="body", reason=_FREE_TEXT),
-            ExcludedField(table="ticket_notes", column="body", reason=_FREE_TEXT),
-            ExcludedField(table="tickets", column="subject", reason=_FREE_TEXT),
-            ExcludedField(table="special_requests", column="detail", reason=_FREE_TEXT),
-            ExcludedField(table="hotel_escalations", column="detail", reason=_FREE_TEXT),
-        )
+    field_policy=kit.field_policy(
+        "customer_notes.body",
+        "ticket_notes.body",
+        "tickets.subject",
+        "special_requests.detail",
+        "hotel_escalations.detail",
     ),
 )

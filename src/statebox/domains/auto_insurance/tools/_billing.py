@@ -25,7 +25,18 @@ from statebox.domains.auto_insurance.tools._records import (
     policy_row,
     require_active,
 )
-from statebox.kit import Row, cents, days_between, integer, money, new_id, stamp, text
+from statebox.kit import (
+    Row,
+    Table,
+    Transition,
+    cents,
+    days_between,
+    integer,
+    money,
+    new_id,
+    stamp,
+    text,
+)
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -125,24 +136,53 @@ def _waiver_allowed(tx: WorldTx, row: Row, reason: str) -> None:
             raise ToolError("invalid_state", "two late fees were already waived this year")
 
 
+_INSTALLMENTS = Table("installments", "installment", "INS-300001-03")
+_FEES = Table("fees", "fee", "FEE-00001")
+_PAY_INSTALLMENT = Transition(_INSTALLMENTS, allowed=("unpaid",), to="paid", stamp="paid_at")
+_PAY_FEE = Transition(
+    _FEES,
+    allowed=("charged",),
+    to="paid",
+    stamp="resolved_at",
+    refusal="{noun} {id} is already {status}",
+)
+
+
 def _installment(tx: WorldTx, installment_id: str) -> Row:
-    row = tx.one("SELECT * FROM installments WHERE id = ?", [installment_id])
-    if row is None:
-        raise ToolError(
-            "not_found", f"no installment {installment_id!r} (ids look like 'INS-300001-03')"
-        )
+    """An unpaid installment (its customer verified)."""
+    row = _INSTALLMENTS.row(tx, installment_id)
     policy_row(tx, text(row["policy_id"]))
-    return row
+    return _PAY_INSTALLMENT.check(row)
 
 
 def _fee(tx: WorldTx, fee_id: str) -> Row:
-    row = tx.one("SELECT * FROM fees WHERE id = ?", [fee_id])
-    if row is None:
-        raise ToolError("not_found", f"no fee {fee_id!r} (ids look like 'FEE-00001')")
+    """A charged fee (its customer verified)."""
+    row = _FEES.row(tx, fee_id)
     policy_row(tx, text(row["policy_id"]))
-    if row["status"] != "charged":
-        raise ToolError("invalid_state", f"fee {fee_id} is already {row['status']}")
-    return row
+    return _PAY_FEE.check(row)
+
+
+def _pay(
+    tx: WorldTx,
+    row: Row,
+    method: str,
+    *,
+    installment_id: str | None = None,
+    fee_id: str | None = None,
+) -> Row:
+    """Record a payment of ``row``'s amount (an installment or a fee) with a method on file."""
+    return tx.insert(
+        "payments",
+        {
+            "id": new_id(tx, "payments", "PMT-"),
+            "policy_id": row["policy_id"],
+            "installment_id": installment_id,
+            "fee_id": fee_id,
+            "amount": money(row["amount"]),
+            "method": method,
+            "created_at": stamp(tx),
+        },
+    )
 
 
 @tool(mutates=False)
@@ -176,21 +216,8 @@ def pay_installment(tx: WorldTx, installment_id: str, method: Method) -> dict[st
         method: The payment method on file to charge.
     """
     row = _installment(tx, installment_id)
-    if row["status"] != "unpaid":
-        raise ToolError("invalid_state", f"installment {installment_id} is {row['status']}")
-    payment = tx.insert(
-        "payments",
-        {
-            "id": new_id(tx, "payments", "PMT-"),
-            "policy_id": row["policy_id"],
-            "installment_id": installment_id,
-            "fee_id": None,
-            "amount": money(row["amount"]),
-            "method": method,
-            "created_at": stamp(tx),
-        },
-    )
-    tx.update("installments", {"id": installment_id}, {"status": "paid", "paid_at": stamp(tx)})
+    payment = _pay(tx, row, method, installment_id=installment_id)
+    _PAY_INSTALLMENT.write(tx, row)
     return {"installment_id": installment_id, "status": "paid", "payment": payment}
 
 
@@ -203,19 +230,8 @@ def pay_fee(tx: WorldTx, fee_id: str, method: Method) -> dict[str, Any]:
         method: The payment method on file to charge.
     """
     row = _fee(tx, fee_id)
-    payment = tx.insert(
-        "payments",
-        {
-            "id": new_id(tx, "payments", "PMT-"),
-            "policy_id": row["policy_id"],
-            "installment_id": None,
-            "fee_id": fee_id,
-            "amount": money(row["amount"]),
-            "method": method,
-            "created_at": stamp(tx),
-        },
-    )
-    tx.update("fees", {"id": fee_id}, {"status": "paid", "resolved_at": stamp(tx)})
+    payment = _pay(tx, row, method, fee_id=fee_id)
+    _PAY_FEE.write(tx, row)
     return {"fee_id": fee_id, "status": "paid", "payment": payment}
 
 
@@ -231,9 +247,10 @@ def waive_fee(
         fee_id: Fee id, such as 'FEE-00001'.
         reason: Why the fee is waived.
     """
-    _waiver_allowed(tx, _fee(tx, fee_id), reason)
+    row = _fee(tx, fee_id)
+    _waiver_allowed(tx, row, reason)
     values = {"status": "waived", "waive_reason": reason, "resolved_at": stamp(tx)}
-    tx.update("fees", {"id": fee_id}, values)
+    _FEES.update(tx, row, values)
     return {"fee_id": fee_id, **values}
 
 
@@ -246,8 +263,6 @@ def grant_payment_extension(tx: WorldTx, installment_id: str, new_due_date: str)
         new_due_date: The new due date, 'YYYY-MM-DD'; later than the current one.
     """
     row = _installment(tx, installment_id)
-    if row["status"] != "unpaid":
-        raise ToolError("invalid_state", f"installment {installment_id} is {row['status']}")
     day = iso_date(new_due_date, "new_due_date")
     new = day.isoformat()
     if new <= text(row["due_date"]):
@@ -264,7 +279,7 @@ def grant_payment_extension(tx: WorldTx, installment_id: str, new_due_date: str)
             "created_at": stamp(tx),
         },
     )
-    tx.update("installments", {"id": installment_id}, {"due_date": new})
+    _INSTALLMENTS.update(tx, row, {"due_date": new})
     return {"installment_id": installment_id, "due_date": new, "extension": ext}
 
 

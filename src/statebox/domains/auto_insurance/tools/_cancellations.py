@@ -15,19 +15,26 @@ from datetime import timedelta
 from typing import Any, Literal
 
 from statebox.domains.auto_insurance.tools._records import (
+    POLICIES,
     iso_date,
     open_claims,
     past_due_items,
     policy_row,
     require_active,
 )
-from statebox.kit import new_id, stamp, text
+from statebox.kit import Table, Transition, new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
 __all__ = ["rescind_cancellation", "schedule_cancellation"]
 
 _BACKDATE_DAYS = 30
+_RESCIND = Transition(
+    Table("cancellations", "cancellation", "CAN-00001"),
+    allowed=("scheduled",),
+    to="rescinded",
+    stamp="rescinded_at",
+)
 
 
 @tool(mutates=True)
@@ -77,7 +84,7 @@ def schedule_cancellation(
             "rescinded_at": None,
         },
     )
-    tx.update("policies", {"id": policy_id}, {"status": "pending_cancellation"})
+    POLICIES.update(tx, policy, {"status": "pending_cancellation"})
     return {**row, "policy_status": "pending_cancellation"}
 
 
@@ -88,15 +95,10 @@ def rescind_cancellation(tx: WorldTx, cancellation_id: str) -> dict[str, Any]:
     Args:
         cancellation_id: Cancellation id, such as 'CAN-00001'.
     """
-    row = tx.one("SELECT * FROM cancellations WHERE id = ?", [cancellation_id])
-    if row is None:
-        raise ToolError(
-            "not_found", f"no cancellation {cancellation_id!r} (ids look like 'CAN-00001')"
-        )
+    row = _RESCIND.table.row(tx, cancellation_id)
     policy_id = text(row["policy_id"])
-    policy_row(tx, policy_id)
-    if row["status"] != "scheduled":
-        raise ToolError("invalid_state", f"cancellation {cancellation_id} is {row['status']}")
+    policy = policy_row(tx, policy_id)
+    _RESCIND.check(row)
     if text(row["effective_date"]) <= tx.today.isoformat():
         raise ToolError(
             "invalid_state", "the cancellation is already in effect; it can no longer be rescinded"
@@ -108,8 +110,6 @@ def rescind_cancellation(tx: WorldTx, cancellation_id: str) -> dict[str, Any]:
             f"a nonpayment cancellation is rescinded only once everything past due is paid: "
             f"{', '.join(owed)}",
         )
-    tx.update(
-        "cancellations", {"id": cancellation_id}, {"status": "rescinded", "rescinded_at": stamp(tx)}
-    )
-    tx.update("policies", {"id": policy_id}, {"status": "active"})
+    _RESCIND.write(tx, row)
+    POLICIES.update(tx, policy, {"status": "active"})
     return {"cancellation_id": cancellation_id, "status": "rescinded", "policy_status": "active"}

@@ -13,8 +13,16 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.auto_insurance.tools._records import claim_row, iso_date, policy_row
-from statebox.kit import Row, new_id, stamp, text
+from statebox.domains.auto_insurance.tools._records import (
+    CLAIMS,
+    UNDECIDED,
+    VEHICLES,
+    claim_row,
+    iso_date,
+    on_policy,
+    policy_row,
+)
+from statebox.kit import Row, Table, Transition, new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -30,6 +38,14 @@ __all__ = [
 DocumentKind = Literal[
     "police_report", "photos", "repair_estimate", "medical_records", "proof_of_ownership"
 ]
+_RECEIVE = Transition(
+    Table("claim_documents", "document", "DOC-00001"),
+    allowed=("requested",),
+    to="received",
+    stamp="received_at",
+    refusal="{noun} {id} is already received",
+)
+_WITHDRAW = UNDECIDED._replace(to="withdrawn", stamp="updated_at")
 
 
 def _claim_view(tx: WorldTx, claim_id: str) -> dict[str, Any]:
@@ -86,11 +102,7 @@ def file_claim(
         police_report_number: The police report number, such as 'PR-2025117'; null when none.
     """
     policy_row(tx, policy_id)
-    vehicle = tx.one(
-        "SELECT * FROM vehicles WHERE id = ? AND policy_id = ?", [vehicle_id, policy_id]
-    )
-    if vehicle is None:
-        raise ToolError("not_found", f"policy {policy_id} has no vehicle {vehicle_id!r}")
+    on_policy(tx, VEHICLES, vehicle_id, policy_id)
     loss = iso_date(loss_date, "loss_date")
     if loss > tx.today:
         raise ToolError("invalid_state", "the loss date cannot be in the future")
@@ -127,9 +139,7 @@ def request_claim_documents(
         claim_id: Claim id, such as 'CLM-00001'.
         kinds: The documents needed, such as ["photos", "repair_estimate"].
     """
-    claim = claim_row(tx, claim_id)
-    if claim["status"] not in ("open", "awaiting_documents", "under_review"):
-        raise ToolError("invalid_state", f"claim {claim_id} is {claim['status']}")
+    claim = UNDECIDED.check(claim_row(tx, claim_id))
     if not kinds or len(set(kinds)) != len(kinds):
         raise ToolError("invalid_state", "name each needed document once")
     have = {
@@ -154,7 +164,7 @@ def request_claim_documents(
         )
         for kind in kinds
     ]
-    tx.update("claims", {"id": claim_id}, {"status": "awaiting_documents", "updated_at": now})
+    CLAIMS.update(tx, claim, {"status": "awaiting_documents", "updated_at": now})
     return {"claim_id": claim_id, "status": "awaiting_documents", "documents": docs}
 
 
@@ -165,15 +175,11 @@ def mark_document_received(tx: WorldTx, document_id: str) -> dict[str, Any]:
     Args:
         document_id: Document id, such as 'DOC-00001'.
     """
-    doc = tx.one("SELECT * FROM claim_documents WHERE id = ?", [document_id])
-    if doc is None:
-        raise ToolError("not_found", f"no document {document_id!r} (ids look like 'DOC-00001')")
+    doc = _RECEIVE.table.row(tx, document_id)
     claim_id = text(doc["claim_id"])
     claim = claim_row(tx, claim_id)
-    if doc["status"] != "requested":
-        raise ToolError("invalid_state", f"document {document_id} is already received")
+    _RECEIVE.write(tx, _RECEIVE.check(doc))
     now = stamp(tx)
-    tx.update("claim_documents", {"id": document_id}, {"status": "received", "received_at": now})
     left = tx.one(
         "SELECT count(*) AS n FROM claim_documents WHERE claim_id = ? AND status = 'requested'",
         [claim_id],
@@ -181,7 +187,7 @@ def mark_document_received(tx: WorldTx, document_id: str) -> dict[str, Any]:
     status = claim["status"]
     if left is not None and left["n"] == 0 and status == "awaiting_documents":
         status = "under_review"
-        tx.update("claims", {"id": claim_id}, {"status": status, "updated_at": now})
+        CLAIMS.update(tx, claim, {"status": status, "updated_at": now})
     return {"document_id": document_id, "status": "received", "claim_status": status}
 
 
@@ -192,10 +198,8 @@ def withdraw_claim(tx: WorldTx, claim_id: str) -> dict[str, Any]:
     Args:
         claim_id: Claim id, such as 'CLM-00001'.
     """
-    claim = claim_row(tx, claim_id)
-    if claim["status"] not in ("open", "awaiting_documents", "under_review"):
-        raise ToolError("invalid_state", f"claim {claim_id} is {claim['status']}")
+    claim = _WITHDRAW.check(claim_row(tx, claim_id))
     if claim["injuries"]:
         raise ToolError("invalid_state", f"claim {claim_id} reports injuries: it is not withdrawn")
-    tx.update("claims", {"id": claim_id}, {"status": "withdrawn", "updated_at": stamp(tx)})
+    _WITHDRAW.write(tx, claim)
     return {"claim_id": claim_id, "status": "withdrawn"}

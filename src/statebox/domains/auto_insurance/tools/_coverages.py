@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from statebox.domains.auto_insurance.rating import LIABILITY_LIMITS, age_on, coverage_premium
 from statebox.domains.auto_insurance.tools._records import (
+    COVERAGES,
     coverage_row,
     iso_date,
     open_claims,
@@ -22,7 +23,7 @@ from statebox.domains.auto_insurance.tools._records import (
     require_active,
     vehicle_row,
 )
-from statebox.kit import integer, new_id, text
+from statebox.kit import Transition, integer, new_id, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -31,6 +32,9 @@ __all__ = ["add_coverage", "change_deductible", "change_liability_limit", "remov
 _LIEN_MAX_DEDUCTIBLE = 1000
 _YOUTH_AGE = 25
 _YOUTH_MIN_LIMIT = "50/100"
+_REMOVE = Transition(
+    COVERAGES, allowed=("active",), to="removed", refusal="{noun} {id} is already removed"
+)
 
 
 def _usage(tx: WorldTx, vehicle_id: str) -> str:
@@ -67,9 +71,7 @@ def change_deductible(
     premium = coverage_premium(
         text(cov["kind"]), _usage(tx, text(cov["vehicle_id"])), None, deductible
     )
-    tx.update(
-        "coverages", {"id": coverage_id}, {"deductible": deductible, "premium_annual": premium}
-    )
+    COVERAGES.update(tx, cov, {"deductible": deductible, "premium_annual": premium})
     endorsement = record_endorsement(tx, text(cov["policy_id"]), "change_deductible", coverage_id)
     return {"coverage_id": coverage_id, "deductible": deductible, "endorsement": endorsement}
 
@@ -178,10 +180,9 @@ def remove_coverage(tx: WorldTx, coverage_id: str) -> dict[str, Any]:
     cov = coverage_row(tx, coverage_id)
     policy_id = text(cov["policy_id"])
     require_active(policy_row(tx, policy_id))
-    if cov["status"] != "active":
-        raise ToolError("invalid_state", f"coverage {coverage_id} is already removed")
+    _REMOVE.check(cov)
     if cov["kind"] == "liability":
         raise ToolError("invalid_state", "liability coverage is required on every vehicle")
-    tx.update("coverages", {"id": coverage_id}, {"status": "removed"})
+    _REMOVE.write(tx, cov)
     endorsement = record_endorsement(tx, policy_id, "remove_coverage", coverage_id)
     return {"coverage_id": coverage_id, "status": "removed", "endorsement": endorsement}

@@ -16,13 +16,15 @@ from typing import Any, Literal
 
 from statebox.domains.auto_insurance.rating import age_on, coverage_premium, driver_surcharge
 from statebox.domains.auto_insurance.tools._records import (
+    VEHICLES,
     iso_date,
+    on_policy,
     open_claims,
     policy_row,
     record_endorsement,
     require_active,
 )
-from statebox.kit import new_id, text
+from statebox.kit import Table, Transition, new_id, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -32,6 +34,14 @@ _MAX_VEHICLES = 4
 _MIN_DRIVER_AGE = 16
 _MAX_ACCIDENTS = 1
 _MAX_VIOLATIONS = 2
+_REMOVE_VEHICLE = Transition(
+    VEHICLES,
+    allowed=("active",),
+    to="removed",
+    today="removed_on",
+    refusal="{noun} {id} is already removed",
+)
+_REMOVE_DRIVER = _REMOVE_VEHICLE._replace(table=Table("drivers", "driver", "DRV-0001"))
 
 
 @tool(mutates=False)
@@ -156,13 +166,7 @@ def remove_vehicle(tx: WorldTx, policy_id: str, vehicle_id: str) -> dict[str, An
     """
     policy = policy_row(tx, policy_id)
     require_active(policy)
-    vehicle = tx.one(
-        "SELECT * FROM vehicles WHERE id = ? AND policy_id = ?", [vehicle_id, policy_id]
-    )
-    if vehicle is None:
-        raise ToolError("not_found", f"policy {policy_id} has no vehicle {vehicle_id!r}")
-    if vehicle["status"] != "active":
-        raise ToolError("invalid_state", f"vehicle {vehicle_id} is already removed")
+    vehicle = _REMOVE_VEHICLE.check(on_policy(tx, VEHICLES, vehicle_id, policy_id))
     claims = open_claims(tx, policy_id, vehicle_id)
     if claims:
         raise ToolError(
@@ -178,9 +182,7 @@ def remove_vehicle(tx: WorldTx, policy_id: str, vehicle_id: str) -> dict[str, An
         raise ToolError(
             "invalid_state", "a policy must insure at least one vehicle; this is the last one"
         )
-    tx.update(
-        "vehicles", {"id": vehicle_id}, {"status": "removed", "removed_on": tx.today.isoformat()}
-    )
+    _REMOVE_VEHICLE.write(tx, vehicle)
     tx.execute(
         "UPDATE coverages SET status = 'removed' WHERE vehicle_id = ? AND status = 'active'",
         [vehicle_id],
@@ -265,15 +267,9 @@ def remove_driver(tx: WorldTx, policy_id: str, driver_id: str) -> dict[str, Any]
     """
     policy = policy_row(tx, policy_id)
     require_active(policy)
-    driver = tx.one("SELECT * FROM drivers WHERE id = ? AND policy_id = ?", [driver_id, policy_id])
-    if driver is None:
-        raise ToolError("not_found", f"policy {policy_id} has no driver {driver_id!r}")
-    if driver["status"] != "active":
-        raise ToolError("invalid_state", f"driver {driver_id} is already removed")
+    driver = _REMOVE_DRIVER.check(on_policy(tx, _REMOVE_DRIVER.table, driver_id, policy_id))
     if driver["relationship"] == "named_insured":
         raise ToolError("invalid_state", "the named insured cannot be removed from the policy")
-    tx.update(
-        "drivers", {"id": driver_id}, {"status": "removed", "removed_on": tx.today.isoformat()}
-    )
+    _REMOVE_DRIVER.write(tx, driver)
     endorsement = record_endorsement(tx, policy_id, "remove_driver", driver_id)
     return {"driver_id": driver_id, "status": "removed", "endorsement": endorsement}

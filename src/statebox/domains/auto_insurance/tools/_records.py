@@ -10,20 +10,27 @@ coverages and drivers after every endorsement, so the policy total never drifts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 from statebox import kit
-from statebox.kit import Row, Table, VerificationLog, cents, money, new_id, stamp, text
+from statebox.kit import Row, Table, Transition, VerificationLog, cents, money, new_id, stamp, text
 from statebox.tools import ToolError
 from statebox.world import WorldTx
 
 __all__ = [
+    "CLAIMS",
+    "COVERAGES",
     "CUSTOMERS",
+    "OPEN_CLAIM",
     "POLICIES",
+    "UNDECIDED",
+    "VEHICLES",
     "VERIFICATIONS",
     "claim_row",
     "coverage_row",
     "iso_date",
+    "on_policy",
     "open_claims",
     "past_due_items",
     "policy_row",
@@ -38,9 +45,9 @@ VERIFICATIONS = VerificationLog(table="verification_events", tool="verify_identi
 iso_date = partial(kit.iso_date, example="2025-11-03")
 CUSTOMERS = Table("customers", "customer", "CUS-1001")
 POLICIES = Table("policies", "policy", "POL-300001")
-_VEHICLES = Table("vehicles", "vehicle", "VEH-0001")
-_COVERAGES = Table("coverages", "coverage", "COV-00001")
-_CLAIMS = Table("claims", "claim", "CLM-00001")
+VEHICLES = Table("vehicles", "vehicle", "VEH-0001")
+COVERAGES = Table("coverages", "coverage", "COV-00001")
+CLAIMS = Table("claims", "claim", "CLM-00001")
 
 
 def require_verified(tx: WorldTx, customer_id: str) -> None:
@@ -55,29 +62,37 @@ def policy_row(tx: WorldTx, policy_id: str) -> Row:
     return row
 
 
-def vehicle_row(tx: WorldTx, vehicle_id: str) -> Row:
-    """The vehicle (its customer verified), or a refusal."""
-    row = _VEHICLES.row(tx, vehicle_id)
-    policy_row(tx, text(row["policy_id"]))
-    return row
+def _of_policy(table: Table) -> Callable[[WorldTx, str], Row]:
+    """A lookup of ``table``'s rows whose policy's customer must be verified."""
+
+    def lookup(tx: WorldTx, key: str) -> Row:
+        row = table.row(tx, key)
+        policy_row(tx, text(row["policy_id"]))
+        return row
+
+    return lookup
 
 
-def coverage_row(tx: WorldTx, coverage_id: str) -> Row:
-    """The coverage (its customer verified), or a refusal."""
-    row = _COVERAGES.row(tx, coverage_id)
-    policy_row(tx, text(row["policy_id"]))
-    return row
+vehicle_row = _of_policy(VEHICLES)
+"""The vehicle (its customer verified), or a refusal."""
+coverage_row = _of_policy(COVERAGES)
+"""The coverage (its customer verified), or a refusal."""
+claim_row = _of_policy(CLAIMS)
+"""The claim (its customer verified), or a refusal."""
 
 
-def claim_row(tx: WorldTx, claim_id: str) -> Row:
-    """The claim (its customer verified), or a refusal."""
-    row = _CLAIMS.row(tx, claim_id)
-    policy_row(tx, text(row["policy_id"]))
+def on_policy(tx: WorldTx, table: Table, key: str, policy_id: str) -> Row:
+    """A row of ``table`` that belongs to the policy (``policy P has no vehicle 'X'`` else)."""
+    row = tx.one(f'SELECT * FROM "{table.name}" WHERE id = ? AND policy_id = ?', [key, policy_id])
+    if row is None:
+        raise ToolError("not_found", f"policy {policy_id} has no {table.noun} {key!r}")
     return row
 
 
 OPEN_CLAIM = ("open", "awaiting_documents", "under_review")
 """Claim statuses before a decision: the claim is still open (policy §3, §4)."""
+UNDECIDED = Transition(CLAIMS, allowed=OPEN_CLAIM)
+"""A guard: the claim is not decided yet (``claim X is <status>`` otherwise)."""
 
 
 def open_claims(tx: WorldTx, policy_id: str, vehicle_id: str | None = None) -> list[str]:

@@ -10,12 +10,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.consulting_hr.tools._records import iso_date, row_of
-from statebox.kit import in_days, new_id
+from statebox.domains.consulting_hr.tools._records import ACTIVE_EMPLOYEE, TABLES, iso_date, row_of
+from statebox.kit import Transition, in_days, new_id
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
 __all__ = ["grant_site_access", "record_nda", "revoke_site_access"]
+_REVOKE = Transition(
+    TABLES["site_access"],
+    allowed=("active",),
+    to="revoked",
+    today="revoked_on",
+    refusal="access {id} is {status}",
+)
 
 
 @tool(mutates=True)
@@ -57,8 +64,7 @@ def grant_site_access(
     """
     emp = row_of(tx, "employees", employee_id)
     row_of(tx, "clients", client_id)
-    if emp["status"] != "active":
-        raise ToolError("invalid_state", f"employee {employee_id} is {emp['status']}")
+    ACTIVE_EMPLOYEE.check(emp)
     if iso_date(expires_on, "expires_on") <= tx.today:
         raise ToolError("invalid_state", "expires_on must be after today")
     if tx.one(
@@ -87,9 +93,4 @@ def revoke_site_access(tx: WorldTx, access_id: str) -> dict[str, Any]:
     Args:
         access_id: Site-access id, such as 'SAC-00003'.
     """
-    row = row_of(tx, "site_access", access_id)
-    if row["status"] != "active":
-        raise ToolError("invalid_state", f"access {access_id} is {row['status']}")
-    values = {"status": "revoked", "revoked_on": tx.today.isoformat()}
-    tx.update("site_access", {"id": access_id}, values)
-    return {**row, **values}
+    return _REVOKE.apply(tx, access_id)

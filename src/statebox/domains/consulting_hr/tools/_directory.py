@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.consulting_hr.tools._records import iso_date, row_of
-from statebox.kit import Row, new_id, stamp, text
+from statebox.domains.consulting_hr.tools._records import TABLES, iso_date, row_of
+from statebox.kit import Row, Transition, found, new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -30,6 +30,16 @@ def _employee(tx: WorldTx, employee_id: str) -> Row:
     return row_of(tx, "employees", employee_id)
 
 
+_ACTIVATE = Transition(
+    TABLES["employees"],
+    allowed=("pre_start",),
+    to="active",
+    refusal="{noun} {id} is {status}, not pre_start",
+)
+_OFFBOARD = Transition(TABLES["employees"], allowed=("active", "leaving"))
+"""Recording a last day; the status reached depends on the day."""
+
+
 @tool(mutates=False)
 def find_employee_by_email(tx: WorldTx, email: str) -> dict[str, Any]:
     """Find an employee (or a new hire) by work email.
@@ -37,10 +47,12 @@ def find_employee_by_email(tx: WorldTx, email: str) -> dict[str, Any]:
     Args:
         email: Work email, such as 'ada.eastwood@example.com'.
     """
-    row = tx.one("SELECT * FROM employees WHERE lower(email) = lower(?)", [email.strip()])
-    if row is None:
-        raise ToolError("not_found", f"no employee with email {email!r}")
-    return row
+    return found(
+        tx,
+        "SELECT * FROM employees WHERE lower(email) = lower(?)",
+        [email.strip()],
+        f"no employee with email {email!r}",
+    )
 
 
 @tool(mutates=False)
@@ -99,13 +111,9 @@ def activate_employee(tx: WorldTx, employee_id: str) -> dict[str, Any]:
     Args:
         employee_id: Employee id of the new hire, such as 'EMP-0045'.
     """
-    row = _employee(tx, employee_id)
-    if row["status"] != "pre_start":
-        raise ToolError(
-            "invalid_state", f"employee {employee_id} is {row['status']}, not pre_start"
-        )
+    row = _ACTIVATE.row(tx, employee_id)
     now = stamp(tx)
-    tx.update("employees", {"id": employee_id}, {"status": "active"})
+    _ACTIVATE.write(tx, row)
     systems = ["email", "vpn", "timesheet"] + (["crm"] if row["grade"] != "analyst" else [])
     accounts = [
         tx.insert(
@@ -135,14 +143,10 @@ def offboard_employee(tx: WorldTx, employee_id: str, last_day: str) -> dict[str,
         employee_id: Employee id, such as 'EMP-0012'.
         last_day: Last working day, ISO date such as '2026-03-20'.
     """
-    row = _employee(tx, employee_id)
-    if row["status"] not in ("active", "leaving"):
-        raise ToolError("invalid_state", f"employee {employee_id} is {row['status']}")
+    row = _OFFBOARD.row(tx, employee_id)
     day = iso_date(last_day, "last_day")
     status = "left" if day <= tx.today else "leaving"
-    values = {"status": status, "end_date": day.isoformat()}
-    tx.update("employees", {"id": employee_id}, values)
-    return {**row, **values}
+    return _OFFBOARD.write(tx, row, {"status": status, "end_date": day.isoformat()})
 
 
 @tool(mutates=True)

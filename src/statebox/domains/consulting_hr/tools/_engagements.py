@@ -10,12 +10,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.consulting_hr.tools._records import iso_date, row_of
-from statebox.kit import new_id, text
+from statebox.domains.consulting_hr.tools._records import (
+    STAFFABLE_EMPLOYEE,
+    TABLES,
+    iso_date,
+    row_of,
+)
+from statebox.kit import Transition, new_id, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
 __all__ = ["assign_to_engagement", "end_assignment", "get_client", "get_engagement"]
+_ACTIVE_ENGAGEMENT = Transition(TABLES["engagements"], allowed=("active",))
+_END = Transition(TABLES["assignments"], allowed=("active",), to="ended", today="end_date")
 
 
 @tool(mutates=False)
@@ -69,10 +76,8 @@ def assign_to_engagement(
     """
     emp = row_of(tx, "employees", employee_id)
     eng = row_of(tx, "engagements", engagement_id)
-    if eng["status"] != "active":
-        raise ToolError("invalid_state", f"engagement {engagement_id} is {eng['status']}")
-    if emp["status"] not in ("active", "pre_start"):
-        raise ToolError("invalid_state", f"employee {employee_id} is {emp['status']}")
+    _ACTIVE_ENGAGEMENT.check(eng)
+    STAFFABLE_EMPLOYEE.check(emp)
     if iso_date(start_date, "start_date") > iso_date(text(eng["end_date"]), "end_date"):
         raise ToolError("invalid_state", f"engagement {engagement_id} ends before {start_date}")
     if tx.one(
@@ -102,9 +107,4 @@ def end_assignment(tx: WorldTx, assignment_id: str) -> dict[str, Any]:
     Args:
         assignment_id: Assignment id, such as 'ASG-00007'.
     """
-    row = row_of(tx, "assignments", assignment_id)
-    if row["status"] != "active":
-        raise ToolError("invalid_state", f"assignment {assignment_id} is {row['status']}")
-    values = {"status": "ended", "end_date": tx.today.isoformat()}
-    tx.update("assignments", {"id": assignment_id}, values)
-    return {**row, **values}
+    return _END.apply(tx, assignment_id)

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.consulting_hr.tools._records import row_of
+from statebox.domains.consulting_hr.tools._records import STAFFABLE_EMPLOYEE, TABLES, row_of
+from statebox.kit import Transition
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -16,6 +17,19 @@ __all__ = [
     "report_equipment_issue",
     "return_equipment",
 ]
+_IN_STOCK = Transition(
+    TABLES["equipment"],
+    allowed=("in_stock",),
+    to="assigned",
+    today="assigned_on",
+    refusal="{noun} {id} is {status}, not in stock",
+)
+_RETURN = Transition(
+    TABLES["equipment"],
+    allowed=("assigned",),
+    to="in_stock",
+    refusal="{noun} {id} is {status}, not assigned",
+)
 
 
 @tool(mutates=False)
@@ -42,10 +56,8 @@ def assign_equipment(tx: WorldTx, employee_id: str, asset_id: str) -> dict[str, 
     """
     emp = row_of(tx, "employees", employee_id)
     row = row_of(tx, "equipment", asset_id)
-    if emp["status"] not in ("active", "pre_start"):
-        raise ToolError("invalid_state", f"employee {employee_id} is {emp['status']}")
-    if row["status"] != "in_stock":
-        raise ToolError("invalid_state", f"asset {asset_id} is {row['status']}, not in stock")
+    STAFFABLE_EMPLOYEE.check(emp)
+    _IN_STOCK.check(row)
     if row["kind"] == "laptop":
         held = tx.one(
             "SELECT id FROM equipment WHERE employee_id = ? AND kind = 'laptop' "
@@ -58,9 +70,7 @@ def assign_equipment(tx: WorldTx, employee_id: str, asset_id: str) -> dict[str, 
                 f"{employee_id} already has laptop {held['id']}; one laptop per person "
                 "(take the old one back or report it first)",
             )
-    values = {"status": "assigned", "employee_id": employee_id, "assigned_on": tx.today.isoformat()}
-    tx.update("equipment", {"id": asset_id}, values)
-    return {**row, **values}
+    return _IN_STOCK.write(tx, row, {"employee_id": employee_id})
 
 
 @tool(mutates=True)
@@ -70,12 +80,7 @@ def return_equipment(tx: WorldTx, asset_id: str) -> dict[str, Any]:
     Args:
         asset_id: Asset tag, such as 'AST-0012'.
     """
-    row = row_of(tx, "equipment", asset_id)
-    if row["status"] != "assigned":
-        raise ToolError("invalid_state", f"asset {asset_id} is {row['status']}, not assigned")
-    values = {"status": "in_stock", "employee_id": None, "assigned_on": None}
-    tx.update("equipment", {"id": asset_id}, values)
-    return {**row, **values}
+    return _RETURN.apply(tx, asset_id, {"employee_id": None, "assigned_on": None})
 
 
 @tool(mutates=True)
@@ -88,13 +93,10 @@ def report_equipment_issue(
         asset_id: Asset tag, such as 'AST-0012'.
         issue: What happened to the device.
     """
-    row = row_of(tx, "equipment", asset_id)
-    if row["status"] != "assigned":
-        raise ToolError("invalid_state", f"asset {asset_id} is {row['status']}, not assigned")
+    row = _RETURN.row(tx, asset_id)
     values: dict[str, Any] = (
         {"status": "in_repair", "employee_id": None, "assigned_on": None}
         if issue == "damaged"
         else {"status": "lost"}
     )
-    tx.update("equipment", {"id": asset_id}, values)
-    return {**row, **values}
+    return TABLES["equipment"].update(tx, row, values)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.consulting_hr.tools._records import iso_date, row_of
-from statebox.kit import Row, cents, new_id, stamp
+from statebox.domains.consulting_hr.tools._records import TABLES, iso_date, row_of
+from statebox.kit import Transition, cents, new_id, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -38,20 +38,22 @@ Category = Literal[
 ]
 
 
-def _open_claim(tx: WorldTx, claim_id: str) -> Row:
-    row = row_of(tx, "expense_claims", claim_id)
-    if row["status"] not in ("submitted", "on_hold"):
-        raise ToolError("invalid_state", f"claim {claim_id} is {row['status']}; it is decided")
-    return row
+_OPEN = Transition(
+    TABLES["expense_claims"],
+    allowed=("submitted", "on_hold"),
+    refusal="claim {id} is {status}; it is decided",
+)
+"""An undecided claim; the decisions below set their own status."""
+_CLAIMANT = Transition(TABLES["employees"], allowed=("active", "leaving"))
+"""A guard: only someone still on the payroll claims expenses."""
 
 
 def _decide(tx: WorldTx, claim_id: str, status: str, reason: str) -> dict[str, Any]:
-    row = _open_claim(tx, claim_id)
+    row = _OPEN.row(tx, claim_id)
     if row["status"] == status and row["decision_reason"] == reason:
         raise ToolError("invalid_state", f"claim {claim_id} is already {status} ({reason})")
-    values = {"status": status, "decision_reason": reason, "decided_at": stamp(tx)}
-    tx.update("expense_claims", {"id": claim_id}, values)
-    return {**row, **values}
+    decided = _OPEN._replace(to=status, stamp="decided_at")
+    return decided.write(tx, row, {"decision_reason": reason})
 
 
 @tool(mutates=False)
@@ -106,9 +108,7 @@ def submit_expense_claim(
         description: Short description of the expense.
         engagement_id: The engagement to bill, such as 'ENG-105'; null for internal costs.
     """
-    emp = row_of(tx, "employees", employee_id)
-    if emp["status"] not in ("active", "leaving"):
-        raise ToolError("invalid_state", f"employee {employee_id} is {emp['status']}")
+    _CLAIMANT.row(tx, employee_id)
     if engagement_id is not None:
         row_of(tx, "engagements", engagement_id)
     if amount <= 0:
@@ -141,7 +141,7 @@ def approve_expense_claim(tx: WorldTx, claim_id: str) -> dict[str, Any]:
     Args:
         claim_id: Claim id, such as 'EXP-00012'.
     """
-    row = _open_claim(tx, claim_id)
+    row = _OPEN.row(tx, claim_id)
     if row["decision_reason"] == "missing_receipt" and not row["receipt"]:
         raise ToolError(
             "invalid_state",
@@ -160,11 +160,10 @@ def attach_receipt(tx: WorldTx, claim_id: str) -> dict[str, Any]:
     Args:
         claim_id: Claim id, such as 'EXP-00012'.
     """
-    row = _open_claim(tx, claim_id)
+    row = _OPEN.row(tx, claim_id)
     if row["receipt"]:
         raise ToolError("invalid_state", f"claim {claim_id} already has its receipt")
-    tx.update("expense_claims", {"id": claim_id}, {"receipt": 1})
-    return {**row, "receipt": 1}
+    return _OPEN.write(tx, row, {"receipt": 1})
 
 
 @tool(mutates=True)

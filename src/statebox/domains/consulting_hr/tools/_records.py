@@ -7,7 +7,7 @@ from functools import partial
 from statebox import kit
 from statebox.kit import Table, Tables
 
-__all__ = ["TABLES", "iso_date", "row_of"]
+__all__ = ["ACTIVE_EMPLOYEE", "STAFFABLE_EMPLOYEE", "TABLES", "iso_date", "row_of"]
 
 TABLES = Tables(
     Table("employees", "employee", "EMP-0012"),
@@ -25,4 +25,8 @@ TABLES = Tables(
     Table("tickets", "ticket", "TKT-00004"),
 )
 row_of = TABLES.row
+ACTIVE_EMPLOYEE = kit.Transition(TABLES["employees"], allowed=("active",))
+"""A guard: the employee works here now (``employee X is <status>`` otherwise)."""
+STAFFABLE_EMPLOYEE = kit.Transition(TABLES["employees"], allowed=("active", "pre_start"))
+"""A guard: the employee works here now or is about to start."""
 iso_date = partial(kit.iso_date, example="2026-03-16")

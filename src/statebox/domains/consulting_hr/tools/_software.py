@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.consulting_hr.tools._records import row_of
-from statebox.kit import integer, new_id, stamp
+from statebox.domains.consulting_hr.tools._records import ACTIVE_EMPLOYEE, TABLES, row_of
+from statebox.kit import Transition, integer, new_id, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -20,6 +20,13 @@ __all__ = ["assign_licence", "list_software", "release_licence"]
 _USED = (
     "(SELECT count(*) FROM licence_allocations l WHERE l.software_id = s.id "
     "AND l.status = 'active')"
+)
+_RELEASE = Transition(
+    TABLES["licence_allocations"],
+    allowed=("active",),
+    to="released",
+    stamp="released_at",
+    refusal="licence {id} is {status}",
 )
 
 
@@ -39,8 +46,7 @@ def assign_licence(tx: WorldTx, employee_id: str, software_id: str) -> dict[str,
     """
     emp = row_of(tx, "employees", employee_id)
     sw = row_of(tx, "software", software_id)
-    if emp["status"] != "active":
-        raise ToolError("invalid_state", f"employee {employee_id} is {emp['status']}")
+    ACTIVE_EMPLOYEE.check(emp)
     if tx.one(
         "SELECT id FROM licence_allocations WHERE employee_id = ? AND software_id = ? "
         "AND status = 'active'",
@@ -70,9 +76,4 @@ def release_licence(tx: WorldTx, allocation_id: str) -> dict[str, Any]:
     Args:
         allocation_id: Licence allocation id, such as 'LIC-00004'.
     """
-    row = row_of(tx, "licence_allocations", allocation_id)
-    if row["status"] != "active":
-        raise ToolError("invalid_state", f"licence {allocation_id} is {row['status']}")
-    values = {"status": "released", "released_at": stamp(tx)}
-    tx.update("licence_allocations", {"id": allocation_id}, values)
-    return {**row, **values}
+    return _RELEASE.apply(tx, allocation_id)

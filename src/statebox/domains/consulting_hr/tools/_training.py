@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.consulting_hr.tools._records import row_of
-from statebox.kit import cents, integer, new_id, number, stamp
+from statebox.domains.consulting_hr.tools._records import ACTIVE_EMPLOYEE, TABLES, row_of
+from statebox.kit import Transition, cents, integer, new_id, number, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
 __all__ = ["cancel_enrolment", "enrol_in_course", "get_training_record", "list_courses"]
+_CANCEL = Transition(
+    TABLES["enrolments"], allowed=("enrolled", "waitlisted"), to="cancelled", stamp="updated_at"
+)
 
 
 @tool(mutates=False)
@@ -66,8 +69,7 @@ def enrol_in_course(tx: WorldTx, employee_id: str, course_id: str) -> dict[str, 
     """
     emp = row_of(tx, "employees", employee_id)
     course = row_of(tx, "courses", course_id)
-    if emp["status"] != "active":
-        raise ToolError("invalid_state", f"employee {employee_id} is {emp['status']}")
+    ACTIVE_EMPLOYEE.check(emp)
     if tx.one(
         "SELECT id FROM enrolments WHERE employee_id = ? AND course_id = ? "
         "AND status != 'cancelled'",
@@ -101,9 +103,4 @@ def cancel_enrolment(tx: WorldTx, enrolment_id: str) -> dict[str, Any]:
     Args:
         enrolment_id: Enrolment id, such as 'ENR-00021'.
     """
-    row = row_of(tx, "enrolments", enrolment_id)
-    if row["status"] not in ("enrolled", "waitlisted"):
-        raise ToolError("invalid_state", f"enrolment {enrolment_id} is {row['status']}")
-    values = {"status": "cancelled", "updated_at": stamp(tx)}
-    tx.update("enrolments", {"id": enrolment_id}, values)
-    return {**row, **values}
+    return _CANCEL.apply(tx, enrolment_id)

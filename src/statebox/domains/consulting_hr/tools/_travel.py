@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.consulting_hr.tools._records import iso_date, row_of
-from statebox.kit import Row, cents, new_id, stamp
+from statebox.domains.consulting_hr.tools._records import TABLES, iso_date, row_of
+from statebox.kit import Transition, cents, new_id, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -24,11 +24,18 @@ __all__ = [
 ]
 
 
-def _submitted(tx: WorldTx, request_id: str) -> Row:
-    row = row_of(tx, "travel_requests", request_id)
-    if row["status"] != "submitted":
-        raise ToolError("invalid_state", f"travel request {request_id} is {row['status']}")
-    return row
+_APPROVE = Transition(
+    TABLES["travel_requests"], allowed=("submitted",), to="approved", stamp="decided_at"
+)
+_ESCALATE = _APPROVE._replace(to="escalated")
+_CANCEL = Transition(
+    TABLES["travel_requests"],
+    allowed=None,
+    to="cancelled",
+    stamp="decided_at",
+    refused=("cancelled",),
+    refusal="{noun} {id} is already cancelled",
+)
 
 
 @tool(mutates=False)
@@ -114,10 +121,7 @@ def approve_travel_request(tx: WorldTx, request_id: str) -> dict[str, Any]:
     Args:
         request_id: Travel request id, such as 'TRV-00002'.
     """
-    row = _submitted(tx, request_id)
-    values = {"status": "approved", "decided_at": stamp(tx)}
-    tx.update("travel_requests", {"id": request_id}, values)
-    return {**row, **values}
+    return _APPROVE.apply(tx, request_id)
 
 
 @tool(mutates=True)
@@ -132,10 +136,7 @@ def escalate_travel_request(
         request_id: Travel request id, such as 'TRV-00002'.
         reason: Why the partner must approve.
     """
-    row = _submitted(tx, request_id)
-    values = {"status": "escalated", "escalation_reason": reason, "decided_at": stamp(tx)}
-    tx.update("travel_requests", {"id": request_id}, values)
-    return {**row, **values}
+    return _ESCALATE.apply(tx, request_id, {"escalation_reason": reason})
 
 
 @tool(mutates=True)
@@ -145,11 +146,7 @@ def cancel_travel_request(tx: WorldTx, request_id: str) -> dict[str, Any]:
     Args:
         request_id: Travel request id, such as 'TRV-00002'.
     """
-    row = row_of(tx, "travel_requests", request_id)
-    if row["status"] == "cancelled":
-        raise ToolError("invalid_state", f"travel request {request_id} is already cancelled")
+    row = _CANCEL.row(tx, request_id)
     if iso_date(str(row["depart_on"]), "depart_on") <= tx.today:
         raise ToolError("invalid_state", f"the trip of {request_id} has already started")
-    values = {"status": "cancelled", "decided_at": stamp(tx)}
-    tx.update("travel_requests", {"id": request_id}, values)
-    return {**row, **values}
+    return _CANCEL.write(tx, row)

@@ -13,8 +13,8 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Literal
 
-from statebox.domains.neobank_it.tools._records import employee_row, row_of
-from statebox.kit import Row, new_id, stamp
+from statebox.domains.neobank_it.tools._records import TABLES, employee_row, row_of
+from statebox.kit import Transition, new_id, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -42,18 +42,18 @@ def _future(tx: WorldTx, expires_on: str) -> str:
     return day.isoformat()
 
 
-def _pending(tx: WorldTx, request_id: str) -> Row:
-    row = row_of(tx, "access_requests", request_id)
-    if row["status"] != "pending":
-        raise ToolError("invalid_state", f"request {request_id} is already {row['status']}")
-    return row
-
-
-def _active_grant(tx: WorldTx, grant_id: str) -> Row:
-    row = row_of(tx, "access_grants", grant_id)
-    if row["status"] != "active":
-        raise ToolError("invalid_state", f"grant {grant_id} is {row['status']}")
-    return row
+_PROVISION = Transition(
+    TABLES["access_requests"],
+    allowed=("pending",),
+    to="provisioned",
+    stamp="decided_at",
+    refusal="request {id} is already {status}",
+)
+_REJECT = _PROVISION._replace(to="rejected")
+_ACTIVE_GRANT = Transition(
+    TABLES["access_grants"], allowed=("active",), refusal="grant {id} is {status}"
+)
+_REVOKE = _ACTIVE_GRANT._replace(to="revoked", stamp="revoked_at")
 
 
 @tool(mutates=False)
@@ -168,7 +168,7 @@ def grant_access(tx: WorldTx, request_id: str, role: Role, expires_on: str) -> d
         role: Role to grant; at most the role requested.
         expires_on: Last day of access, YYYY-MM-DD, after today.
     """
-    req = _pending(tx, request_id)
+    req = _PROVISION.row(tx, request_id)
     order = ("read", "write", "admin")
     if order.index(role) > order.index(str(req["role"])):
         raise ToolError("not_permitted", f"role {role} exceeds the {req['role']} requested")
@@ -189,9 +189,7 @@ def grant_access(tx: WorldTx, request_id: str, role: Role, expires_on: str) -> d
         "revoked_at": None,
     }
     tx.insert("access_grants", grant)
-    tx.update(
-        "access_requests", {"id": request_id}, {"status": "provisioned", "decided_at": stamp(tx)}
-    )
+    _PROVISION.write(tx, req)
     return grant
 
 
@@ -209,10 +207,7 @@ def reject_access_request(
         request_id: Access request id, such as 'AR-00001'.
         reason: Why the request is rejected.
     """
-    req = _pending(tx, request_id)
-    values = {"status": "rejected", "decision_reason": reason, "decided_at": stamp(tx)}
-    tx.update("access_requests", {"id": request_id}, values)
-    return {**req, **values}
+    return _REJECT.apply(tx, request_id, {"decision_reason": reason})
 
 
 @tool(mutates=True)
@@ -227,10 +222,7 @@ def revoke_access(
         grant_id: Grant id, such as 'GR-00001'.
         reason: Why the access is removed.
     """
-    row = _active_grant(tx, grant_id)
-    values = {"status": "revoked", "revoke_reason": reason, "revoked_at": stamp(tx)}
-    tx.update("access_grants", {"id": grant_id}, values)
-    return {**row, **values}
+    return _REVOKE.apply(tx, grant_id, {"revoke_reason": reason})
 
 
 @tool(mutates=True)
@@ -241,7 +233,7 @@ def extend_access(tx: WorldTx, grant_id: str, expires_on: str) -> dict[str, Any]
         grant_id: Grant id, such as 'GR-00001'.
         expires_on: New last day of access, YYYY-MM-DD, after today.
     """
-    row = _active_grant(tx, grant_id)
+    row = _ACTIVE_GRANT.row(tx, grant_id)
     if str(row["expires_on"]) < tx.today.isoformat():
         raise ToolError(
             "invalid_state",
@@ -251,5 +243,4 @@ def extend_access(tx: WorldTx, grant_id: str, expires_on: str) -> dict[str, Any]
     expires = _future(tx, expires_on)
     if expires == row["expires_on"]:
         raise ToolError("invalid_state", f"grant {grant_id} already expires on {expires}")
-    tx.update("access_grants", {"id": grant_id}, {"expires_on": expires})
-    return {**row, "expires_on": expires}
+    return _ACTIVE_GRANT.write(tx, row, {"expires_on": expires})

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.neobank_it.tools._records import employee_row, row_of
-from statebox.tools import ToolError, tool
+from statebox.domains.neobank_it.tools._records import account_row, employee_row, row_of
+from statebox.kit import found
+from statebox.tools import tool
 from statebox.world import WorldTx
 
 __all__ = ["find_employee_by_email", "get_account", "get_department", "get_employee"]
@@ -31,9 +32,12 @@ def find_employee_by_email(tx: WorldTx, email: str) -> dict[str, Any]:
     Args:
         email: Work email, such as 'avery.hollis@neobank.example.com'.
     """
-    row = tx.one("SELECT id FROM employees WHERE lower(email) = lower(?)", [email.strip()])
-    if row is None:
-        raise ToolError("not_found", f"no employee with email {email!r}")
+    row = found(
+        tx,
+        "SELECT id FROM employees WHERE lower(email) = lower(?)",
+        [email.strip()],
+        f"no employee with email {email!r}",
+    )
     return _profile(tx, str(row["id"]))
 
 
@@ -68,8 +72,4 @@ def get_account(tx: WorldTx, employee_id: str) -> dict[str, Any]:
     Args:
         employee_id: Employee id, such as 'EMP-0001'.
     """
-    employee_row(tx, employee_id)
-    row = tx.one("SELECT * FROM accounts WHERE employee_id = ?", [employee_id])
-    if row is None:
-        raise ToolError("not_found", f"employee {employee_id} has no SSO account")
-    return row
+    return account_row(tx, employee_id)

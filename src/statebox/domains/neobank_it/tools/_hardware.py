@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.neobank_it.tools._records import employee_row, row_of
-from statebox.kit import new_id, stamp
+from statebox.domains.neobank_it.tools._records import TABLES, employee_row, row_of
+from statebox.kit import Transition, new_id, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -23,6 +23,13 @@ __all__ = [
     "list_hardware_catalog",
     "list_hardware_orders",
 ]
+_CANCEL = Transition(
+    TABLES["hardware_orders"],
+    allowed=("pending_approval", "approved"),
+    to="cancelled",
+    stamp="updated_at",
+    refusal="order {id} is {status}; it can no longer be cancelled",
+)
 
 
 @tool(mutates=False)
@@ -109,11 +116,4 @@ def cancel_hardware_order(
         order_id: Hardware order id, such as 'HO-00001'.
         reason: Why the order is cancelled.
     """
-    row = row_of(tx, "hardware_orders", order_id)
-    if row["status"] not in ("pending_approval", "approved"):
-        raise ToolError(
-            "invalid_state", f"order {order_id} is {row['status']}; it can no longer be cancelled"
-        )
-    values = {"status": "cancelled", "cancel_reason": reason, "updated_at": stamp(tx)}
-    tx.update("hardware_orders", {"id": order_id}, values)
-    return {**row, **values}
+    return _CANCEL.apply(tx, order_id, {"cancel_reason": reason})

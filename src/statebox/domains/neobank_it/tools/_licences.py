@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.neobank_it.tools._records import employee_row, row_of
-from statebox.kit import new_id
+from statebox.domains.neobank_it.tools._records import TABLES, employee_row, row_of
+from statebox.kit import Transition, new_id
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -25,6 +25,13 @@ __all__ = [
 
 _USED = (
     "(SELECT count(*) FROM licence_allocations a WHERE a.pool_id = p.id AND a.status = 'active')"
+)
+_RELEASE = Transition(
+    TABLES["licence_allocations"],
+    allowed=("active",),
+    to="released",
+    today="released_on",
+    refusal="allocation {id} is already released",
 )
 
 
@@ -110,9 +117,4 @@ def release_licence(tx: WorldTx, allocation_id: str) -> dict[str, Any]:
     Args:
         allocation_id: Allocation id, such as 'LA-00001'.
     """
-    row = row_of(tx, "licence_allocations", allocation_id)
-    if row["status"] != "active":
-        raise ToolError("invalid_state", f"allocation {allocation_id} is already released")
-    values = {"status": "released", "released_on": tx.today.isoformat()}
-    tx.update("licence_allocations", {"id": allocation_id}, values)
-    return {**row, **values}
+    return _RELEASE.apply(tx, allocation_id)

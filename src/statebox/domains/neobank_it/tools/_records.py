@@ -6,9 +6,11 @@ and task-patched (400-499) id.
 
 from __future__ import annotations
 
-from statebox.kit import Table, Tables
+from statebox.kit import Row, Table, Tables
+from statebox.tools import ToolError
+from statebox.world import WorldTx
 
-__all__ = ["TABLES", "employee_row", "row_of"]
+__all__ = ["ACCOUNTS", "TABLES", "account_row", "employee_row", "row_of"]
 
 TABLES = Tables(
     *(
@@ -31,3 +33,18 @@ TABLES = Tables(
 )
 row_of = TABLES.row
 employee_row = TABLES["employees"].row
+ACCOUNTS = Table("accounts", "account", "", key="employee_id")
+"""SSO accounts, one per employee, keyed by the employee id."""
+
+
+def account_row(tx: WorldTx, employee_id: str) -> Row:
+    """An employee's SSO account (the employee looked up first).
+
+    Raises:
+        ToolError: ``not_found`` for an unknown employee or one with no account.
+    """
+    employee_row(tx, employee_id)
+    row = ACCOUNTS.get(tx, employee_id)
+    if row is None:
+        raise ToolError("not_found", f"employee {employee_id} has no SSO account")
+    return row

@@ -11,8 +11,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.neobank_it.tools._records import employee_row, row_of
-from statebox.kit import Row, new_id, stamp
+from statebox.domains.neobank_it.tools._records import (
+    ACCOUNTS,
+    TABLES,
+    account_row,
+    employee_row,
+    row_of,
+)
+from statebox.kit import Transition, new_id, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -27,12 +33,31 @@ __all__ = [
 ]
 
 
-def _account(tx: WorldTx, employee_id: str) -> Row:
-    employee_row(tx, employee_id)
-    row = tx.one("SELECT * FROM accounts WHERE employee_id = ?", [employee_id])
-    if row is None:
-        raise ToolError("not_found", f"employee {employee_id} has no SSO account")
-    return row
+_LOST = Transition(
+    TABLES["devices"],
+    allowed=("in_use",),
+    to="lost",
+    stamp="updated_at",
+    refusal="device {id} is {status}",
+)
+_WIPE = _LOST._replace(allowed=("in_use", "lost"), to="wiped")
+_UNLOCK = Transition(
+    ACCOUNTS,
+    allowed=("locked",),
+    to="active",
+    stamp="updated_at",
+    refusal="account of {id} is {status}",
+    column="sso_status",
+)
+_RESET = Transition(
+    ACCOUNTS,
+    allowed=None,
+    stamp="updated_at",
+    refusal="account of {id} is disabled",
+    refused=("disabled",),
+    column="sso_status",
+)
+_DISABLE = _RESET._replace(to="disabled", refusal="account of {id} is already disabled")
 
 
 @tool(mutates=False)
@@ -88,12 +113,7 @@ def mark_device_lost(tx: WorldTx, device_id: str) -> dict[str, Any]:
     Args:
         device_id: Device id, such as 'DEV-0001'.
     """
-    row = row_of(tx, "devices", device_id)
-    if row["status"] != "in_use":
-        raise ToolError("invalid_state", f"device {device_id} is {row['status']}")
-    values = {"status": "lost", "updated_at": stamp(tx)}
-    tx.update("devices", {"id": device_id}, values)
-    return {**row, **values}
+    return _LOST.apply(tx, device_id)
 
 
 @tool(mutates=True)
@@ -103,12 +123,7 @@ def remote_wipe_device(tx: WorldTx, device_id: str) -> dict[str, Any]:
     Args:
         device_id: Device id, such as 'DEV-0001'.
     """
-    row = row_of(tx, "devices", device_id)
-    if row["status"] not in ("in_use", "lost"):
-        raise ToolError("invalid_state", f"device {device_id} is {row['status']}")
-    values = {"status": "wiped", "updated_at": stamp(tx)}
-    tx.update("devices", {"id": device_id}, values)
-    return {**row, **values}
+    return _WIPE.apply(tx, device_id)
 
 
 @tool(mutates=True)
@@ -118,12 +133,7 @@ def unlock_account(tx: WorldTx, employee_id: str) -> dict[str, Any]:
     Args:
         employee_id: Employee id, such as 'EMP-0001'.
     """
-    row = _account(tx, employee_id)
-    if row["sso_status"] != "locked":
-        raise ToolError("invalid_state", f"account of {employee_id} is {row['sso_status']}")
-    values = {"sso_status": "active", "lock_reason": None, "updated_at": stamp(tx)}
-    tx.update("accounts", {"employee_id": employee_id}, values)
-    return {**row, **values}
+    return _UNLOCK.write(tx, _UNLOCK.check(account_row(tx, employee_id)), {"lock_reason": None})
 
 
 @tool(mutates=True)
@@ -133,14 +143,10 @@ def force_password_reset(tx: WorldTx, employee_id: str) -> dict[str, Any]:
     Args:
         employee_id: Employee id, such as 'EMP-0001'.
     """
-    row = _account(tx, employee_id)
-    if row["sso_status"] == "disabled":
-        raise ToolError("invalid_state", f"account of {employee_id} is disabled")
+    row = _RESET.check(account_row(tx, employee_id))
     if row["must_reset_password"] == 1:
         raise ToolError("invalid_state", f"{employee_id} must already reset the password")
-    values = {"must_reset_password": 1, "updated_at": stamp(tx)}
-    tx.update("accounts", {"employee_id": employee_id}, values)
-    return {**row, **values}
+    return _RESET.write(tx, row, {"must_reset_password": 1})
 
 
 @tool(mutates=True)
@@ -152,9 +158,7 @@ def disable_account(tx: WorldTx, employee_id: str) -> dict[str, Any]:
     Args:
         employee_id: Employee id, such as 'EMP-0001'.
     """
-    row = _account(tx, employee_id)
-    if row["sso_status"] == "disabled":
-        raise ToolError("invalid_state", f"account of {employee_id} is already disabled")
+    row = _DISABLE.check(account_row(tx, employee_id))
     # Disabling first would leave grants no one reviews (policy §4.3: revoke, then disable).
     held = tx.query(
         "SELECT id FROM access_grants WHERE employee_id = ? AND status = 'active' ORDER BY id",
@@ -166,6 +170,4 @@ def disable_account(tx: WorldTx, employee_id: str) -> dict[str, Any]:
             "invalid_state",
             f"{employee_id} still holds active grants ({ids}); revoke them before disabling",
         )
-    values = {"sso_status": "disabled", "lock_reason": None, "updated_at": stamp(tx)}
-    tx.update("accounts", {"employee_id": employee_id}, values)
-    return {**row, **values}
+    return _DISABLE.write(tx, row, {"lock_reason": None})

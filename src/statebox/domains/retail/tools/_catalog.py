@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.kit import integer
-from statebox.tools import ToolError, tool
+from statebox.kit import Table, integer
+from statebox.tools import tool
 from statebox.world import WorldTx
 
 __all__ = ["check_inventory", "get_product", "search_products"]
@@ -15,10 +15,13 @@ __all__ = ["check_inventory", "get_product", "search_products"]
 Category = Literal["electronics", "kitchen", "home", "apparel", "outdoors", "toys"]
 
 
+_PRODUCTS = Table("products", "product", "PRD-0001")
+_STOCK = _PRODUCTS._replace(name="inventory", key="product_id")
+"""Stock rows, one per product: an unknown product is refused as the product lookup is."""
+
+
 def _available(tx: WorldTx, product_id: str) -> dict[str, Any]:
-    row = tx.one("SELECT * FROM inventory WHERE product_id = ?", [product_id])
-    if row is None:
-        raise ToolError("not_found", f"no product {product_id!r} (ids look like 'PRD-0001')")
+    row = _STOCK.row(tx, product_id)
     return {**row, "available": integer(row["on_hand"]) - integer(row["reserved"])}
 
 
@@ -29,9 +32,7 @@ def get_product(tx: WorldTx, product_id: str) -> dict[str, Any]:
     Args:
         product_id: Product id, such as 'PRD-0001'.
     """
-    row = tx.one("SELECT * FROM products WHERE id = ?", [product_id])
-    if row is None:
-        raise ToolError("not_found", f"no product {product_id!r} (ids look like 'PRD-0001')")
+    row = _PRODUCTS.row(tx, product_id)
     return {**row, "available": _available(tx, product_id)["available"]}
 
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import Any, Literal
 
 from statebox.domains.retail.tools._records import customer_row
-from statebox.kit import cents, money, new_id, text
+from statebox.kit import cents, found, money, new_id, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -39,13 +39,12 @@ def find_customer_by_email(tx: WorldTx, email: str) -> dict[str, Any]:
     Args:
         email: The customer's email, such as 'sarah.martinez@example.com'.
     """
-    row = tx.one(
+    return found(
+        tx,
         "SELECT id, first_name, last_name, email FROM customers WHERE lower(email) = lower(?)",
         [email.strip()],
+        f"no customer with email {email!r}",
     )
-    if row is None:
-        raise ToolError("not_found", f"no customer with email {email!r}")
-    return row
 
 
 @tool(mutates=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.retail.tools._records import customer_row, order_row
+from statebox.domains.retail.tools._records import MEMBERSHIPS, customer_row, order_row
 from statebox.kit import Row, integer, new_id, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
@@ -28,10 +28,7 @@ _MIN_REDEEM = 500
 
 def _membership(tx: WorldTx, customer_id: str) -> Row:
     customer_row(tx, customer_id)
-    row = tx.one("SELECT * FROM memberships WHERE customer_id = ?", [customer_id])
-    if row is None:
-        raise ToolError("not_found", f"customer {customer_id} has no membership")
-    return row
+    return MEMBERSHIPS.row(tx, customer_id)
 
 
 def _ledger(tx: WorldTx, customer_id: str, delta: int, reason: str, order_id: str | None) -> Row:
@@ -84,7 +81,7 @@ def add_loyalty_points(
     if order_id is not None and order_row(tx, order_id)["customer_id"] != customer_id:
         raise ToolError("invalid_state", f"order {order_id} belongs to another customer")
     balance = integer(membership["points_balance"]) + points
-    tx.update("memberships", {"customer_id": customer_id}, {"points_balance": balance})
+    MEMBERSHIPS.update(tx, membership, {"points_balance": balance})
     entry = _ledger(tx, customer_id, points, reason, order_id)
     return {"points_balance": balance, "entry": entry}
 
@@ -103,7 +100,7 @@ def redeem_points(tx: WorldTx, customer_id: str, points: int) -> dict[str, Any]:
     balance = integer(membership["points_balance"])
     if points > balance:
         raise ToolError("invalid_state", f"the customer has only {balance} points")
-    tx.update("memberships", {"customer_id": customer_id}, {"points_balance": balance - points})
+    MEMBERSHIPS.update(tx, membership, {"points_balance": balance - points})
     _ledger(tx, customer_id, -points, "redemption", None)
     credit = tx.insert(
         "store_credits",
@@ -136,9 +133,7 @@ def update_membership_tier(
     membership = _membership(tx, customer_id)
     if membership["tier"] == tier:
         raise ToolError("invalid_state", f"customer {customer_id} is already {tier}")
-    tx.update(
-        "memberships",
-        {"customer_id": customer_id},
-        {"tier": tier, "tier_changed_at": stamp(tx), "tier_change_reason": reason},
+    MEMBERSHIPS.update(
+        tx, membership, {"tier": tier, "tier_changed_at": stamp(tx), "tier_change_reason": reason}
     )
     return {"customer_id": customer_id, "tier": tier, "previous_tier": membership["tier"]}

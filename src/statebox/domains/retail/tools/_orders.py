@@ -11,14 +11,28 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from statebox.domains.retail.tools._customers import address_text
-from statebox.domains.retail.tools._records import order_row
-from statebox.kit import Row, days_between, integer, stamp, text
+from statebox.domains.retail.tools._records import NOT_SHIPPED, ORDERS, order_row
+from statebox.kit import Row, Transition, days_between, integer, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
 __all__ = ["cancel_order", "get_order", "reship_order", "update_shipping_address"]
 
-_OPEN = ("pending", "processing")
+_CANCEL = Transition(
+    ORDERS,
+    allowed=NOT_SHIPPED,
+    to="cancelled",
+    stamp="cancelled_at",
+    refusal="{noun} {id} is {status}; only pending or processing orders can be cancelled",
+)
+_READDRESS = Transition(
+    ORDERS,
+    allowed=NOT_SHIPPED,
+    refusal="{noun} {id} is {status}; the address can only change before shipment",
+)
+_SHIPPED = Transition(
+    ORDERS, allowed=("shipped", "delivered"), refusal="{noun} {id} is {status}, not shipped"
+)
 
 
 def _items(tx: WorldTx, order_id: str) -> list[Row]:
@@ -87,18 +101,7 @@ def cancel_order(
         order_id: Order id, such as 'ORD-10000020'.
         reason: Why the order is cancelled.
     """
-    order = order_row(tx, order_id)
-    if order["status"] not in _OPEN:
-        raise ToolError(
-            "invalid_state",
-            f"order {order_id} is {order['status']}; only pending or processing orders "
-            "can be cancelled",
-        )
-    tx.update(
-        "orders",
-        {"id": order_id},
-        {"status": "cancelled", "cancel_reason": reason, "cancelled_at": stamp(tx)},
-    )
+    _CANCEL.apply(tx, order_id, {"cancel_reason": reason})
     tx.execute(
         "UPDATE payments SET status = 'voided' WHERE order_id = ? AND status = 'authorized'",
         [order_id],
@@ -117,18 +120,13 @@ def update_shipping_address(tx: WorldTx, order_id: str, address_id: str) -> dict
         order_id: Order id, such as 'ORD-10000020'.
         address_id: Saved address id of the same customer, such as 'ADR-0001'.
     """
-    order = order_row(tx, order_id)
-    if order["status"] not in _OPEN:
-        raise ToolError(
-            "invalid_state",
-            f"order {order_id} is {order['status']}; the address can only change before shipment",
-        )
+    order = _READDRESS.row(tx, order_id)
     address = tx.one("SELECT * FROM addresses WHERE id = ?", [address_id])
     if address is None or address["customer_id"] != order["customer_id"]:
         raise ToolError("not_found", f"no address {address_id!r} on this customer's account")
     if order["shipping_address_id"] == address_id:
         raise ToolError("invalid_state", f"order {order_id} already ships to {address_id}")
-    tx.update("orders", {"id": order_id}, {"shipping_address_id": address_id})
+    _READDRESS.write(tx, order, {"shipping_address_id": address_id})
     return {"order_id": order_id, "shipping_address": address_text(tx, address_id)}
 
 
@@ -142,9 +140,7 @@ def reship_order(
         order_id: The original order id, such as 'ORD-10000020'.
         reason: Why a replacement is sent.
     """
-    order = order_row(tx, order_id)
-    if order["status"] not in ("shipped", "delivered"):
-        raise ToolError("invalid_state", f"order {order_id} is {order['status']}, not shipped")
+    order = _SHIPPED.row(tx, order_id)
     if tx.one("SELECT id FROM orders WHERE replacement_for = ?", [order_id]):
         raise ToolError("invalid_state", f"order {order_id} already has a replacement order")
     items = tx.query(

@@ -11,14 +11,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from statebox.domains.retail.tools._records import order_row
-from statebox.kit import Row, cents, money, text
+from statebox.domains.retail.tools._records import NOT_SHIPPED, ORDERS, order_row
+from statebox.kit import Row, Transition, cents, money, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
 __all__ = ["apply_coupon", "validate_promotion"]
 
 _TIER_RANK = {"basic": 0, "plus": 1, "premium": 2}
+
+
+_DISCOUNTABLE = Transition(
+    ORDERS, allowed=NOT_SHIPPED, refusal="{noun} {id} is {status}; coupons apply before shipment"
+)
 
 
 def _promotion(tx: WorldTx, code: str) -> Row:
@@ -56,7 +61,7 @@ def validate_promotion(tx: WorldTx, code: str, order_id: str) -> dict[str, Any]:
         "within_dates": text(promo["starts_on"]) <= today <= text(promo["ends_on"]),
         "meets_min_subtotal": subtotal >= money(promo["min_subtotal"]),
         "meets_tier": required is None or _TIER_RANK[tier] >= _TIER_RANK[text(required)],
-        "order_not_shipped": order["status"] in ("pending", "processing"),
+        "order_not_shipped": order["status"] in NOT_SHIPPED,
         "no_coupon_yet": order["coupon_code"] is None,
     }
     return {
@@ -78,19 +83,14 @@ def apply_coupon(tx: WorldTx, order_id: str, code: str) -> dict[str, Any]:
     """
     order = order_row(tx, order_id)
     promo = _promotion(tx, code)
-    if order["status"] not in ("pending", "processing"):
-        raise ToolError(
-            "invalid_state", f"order {order_id} is {order['status']}; coupons apply before shipment"
-        )
+    _DISCOUNTABLE.check(order)
     if order["coupon_code"] is not None:
         raise ToolError("invalid_state", f"order {order_id} already uses {order['coupon_code']}")
     subtotal = money(order["subtotal"])
     discount = _discount(promo, subtotal)
     total = cents(subtotal - discount + money(order["shipping_fee"]))
-    tx.update(
-        "orders",
-        {"id": order_id},
-        {"coupon_code": promo["code"], "discount": discount, "total": total},
+    _DISCOUNTABLE.write(
+        tx, order, {"coupon_code": promo["code"], "discount": discount, "total": total}
     )
     tx.execute(
         "UPDATE payments SET amount = ? WHERE order_id = ? AND status = 'authorized'",

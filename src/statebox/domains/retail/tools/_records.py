@@ -12,6 +12,8 @@ from statebox.world import WorldTx
 
 __all__ = [
     "CUSTOMERS",
+    "MEMBERSHIPS",
+    "NOT_SHIPPED",
     "ORDERS",
     "charged_payment",
     "customer_row",
@@ -21,8 +23,13 @@ __all__ = [
 
 CUSTOMERS = Table("customers", "customer", "CUS-0001")
 ORDERS = Table("orders", "order", "ORD-10000020")
+MEMBERSHIPS = Table(
+    "memberships", "membership", "", key="customer_id", missing="customer {key} has no membership"
+)
 customer_row = CUSTOMERS.row
 order_row = ORDERS.row
+NOT_SHIPPED = ("pending", "processing")
+"""Order statuses before shipment: the order may still be cancelled, re-addressed, discounted."""
 
 
 def charged_payment(tx: WorldTx, order_id: str) -> Row:

@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from statebox.domains.retail.tools._records import charged_payment, order_row, refunded_total
-from statebox.kit import Row, cents, integer, money, new_id, stamp, text
+from statebox.domains.retail.tools._records import ORDERS, charged_payment, refunded_total
+from statebox.kit import Row, Table, Transition, cents, integer, money, new_id, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -37,11 +37,16 @@ class ReturnLine(BaseModel):
     quantity: int = Field(ge=1, description="Units of that item to return.")
 
 
-def _return_row(tx: WorldTx, rma_id: str) -> Row:
-    row = tx.one("SELECT * FROM returns WHERE id = ?", [rma_id])
-    if row is None:
-        raise ToolError("not_found", f"no return {rma_id!r} (ids look like 'RMA-00501')")
-    return row
+_RETURNS = Table("returns", "return", "RMA-00501")
+_REQUESTED = Transition(
+    _RETURNS, allowed=("requested",), refusal="{noun} {id} is {status}, not requested"
+)
+"""A return not yet decided; approving and rejecting stamp the decision."""
+_APPROVE = _REQUESTED._replace(to="approved", stamp="decided_at")
+_REJECT = _REQUESTED._replace(to="rejected", stamp="decided_at")
+_DELIVERED = Transition(
+    ORDERS, allowed=("delivered",), refusal="{noun} {id} is {status}, not delivered"
+)
 
 
 def _on_open_returns(tx: WorldTx, order_item_id: str) -> int:
@@ -55,7 +60,7 @@ def _on_open_returns(tx: WorldTx, order_item_id: str) -> int:
 
 
 def _return_view(tx: WorldTx, rma_id: str) -> dict[str, Any]:
-    row = _return_row(tx, rma_id)
+    row = _RETURNS.row(tx, rma_id)
     items = tx.query("SELECT * FROM return_items WHERE rma_id = ? ORDER BY order_item_id", [rma_id])
     return {**row, "items": items}
 
@@ -87,9 +92,7 @@ def create_return(
             [{"order_item_id": "OI-10000020-1", "quantity": 1}].
         reason: Why the customer returns the items.
     """
-    order = order_row(tx, order_id)
-    if order["status"] != "delivered":
-        raise ToolError("invalid_state", f"order {order_id} is {order['status']}, not delivered")
+    order = _DELIVERED.row(tx, order_id)
     if not items:
         raise ToolError("invalid_state", "name at least one item to return")
     seen: set[str] = set()
@@ -138,9 +141,7 @@ def approve_return(tx: WorldTx, rma_id: str) -> dict[str, Any]:
     Args:
         rma_id: Return id, such as 'RMA-00501'.
     """
-    rma = _return_row(tx, rma_id)
-    if rma["status"] != "requested":
-        raise ToolError("invalid_state", f"return {rma_id} is {rma['status']}, not requested")
+    rma = _APPROVE.row(tx, rma_id)
     if _serials(tx, rma_id) and not rma["serial_checked"]:
         raise ToolError(
             "invalid_state",
@@ -156,7 +157,7 @@ def approve_return(tx: WorldTx, rma_id: str) -> dict[str, Any]:
     value = cents(sum(integer(r["quantity"]) * money(r["unit_price"]) for r in lines))
     payment = charged_payment(tx, order_id)
     amount = min(value, cents(money(payment["amount"]) - refunded_total(tx, order_id)))
-    tx.update("returns", {"id": rma_id}, {"status": "approved", "decided_at": stamp(tx)})
+    _APPROVE.write(tx, rma)
     for r in lines:
         tx.execute(
             "UPDATE order_items SET returned_qty = returned_qty + ? WHERE id = ?",
@@ -199,9 +200,7 @@ def record_return_serial(tx: WorldTx, rma_id: str, serial_number: str) -> dict[s
         rma_id: Return id, such as 'RMA-00501'.
         serial_number: The serial the customer reads from the item, such as 'SN-4F7Q2K'.
     """
-    rma = _return_row(tx, rma_id)
-    if rma["status"] != "requested":
-        raise ToolError("invalid_state", f"return {rma_id} is {rma['status']}, not requested")
+    rma = _REQUESTED.row(tx, rma_id)
     serials = _serials(tx, rma_id)
     if not serials:
         raise ToolError("invalid_state", f"return {rma_id} holds no serial-tracked item")
@@ -210,7 +209,7 @@ def record_return_serial(tx: WorldTx, rma_id: str, serial_number: str) -> dict[s
         raise ToolError(
             "invalid_state", f"serial {serial_number!r} matches no item shipped on this return"
         )
-    tx.update("returns", {"id": rma_id}, {"serial_checked": 1})
+    _REQUESTED.write(tx, rma, {"serial_checked": 1})
     return {"rma_id": rma_id, "serial_checked": True}
 
 
@@ -226,12 +225,5 @@ def reject_return(
         rma_id: Return id, such as 'RMA-00501'.
         reason: Why the return is rejected.
     """
-    rma = _return_row(tx, rma_id)
-    if rma["status"] != "requested":
-        raise ToolError("invalid_state", f"return {rma_id} is {rma['status']}, not requested")
-    tx.update(
-        "returns",
-        {"id": rma_id},
-        {"status": "rejected", "decided_at": stamp(tx), "reject_reason": reason},
-    )
+    _REJECT.apply(tx, rma_id, {"reject_reason": reason})
     return {"rma_id": rma_id, "status": "rejected", "reason": reason}

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from statebox.domains.retail.tools._records import customer_row
-from statebox.kit import Row, new_id, stamp
+from statebox.kit import Row, Table, Transition, new_id, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -22,6 +22,9 @@ _VIEW = (
     "FROM warranties w JOIN order_items i ON i.id = w.order_item_id "
     "JOIN products p ON p.id = i.product_id "
 )
+
+
+_ACTIVE = Transition(Table("warranties", "warranty", "WAR-0001"), allowed=("active",))
 
 
 def _warranty_row(tx: WorldTx, warranty_id: str) -> Row:
@@ -75,8 +78,7 @@ def file_warranty_claim(
         description: The customer's description of the problem, in a sentence or two.
     """
     warranty = _warranty_row(tx, warranty_id)
-    if warranty["status"] != "active":
-        raise ToolError("invalid_state", f"warranty {warranty_id} is {warranty['status']}")
+    _ACTIVE.check(warranty)
     if tx.one(
         "SELECT id FROM warranty_claims WHERE warranty_id = ? AND status = 'submitted'",
         [warranty_id],

@@ -15,8 +15,8 @@ from typing import Any, Literal
 
 from statebox.domains.travel.tools._fees import cancellation_fee, change_fee
 from statebox.domains.travel.tools._payments import credit_row, refuse_expired_card
-from statebox.domains.travel.tools._records import booking_row, customer_row
-from statebox.kit import Row, days_until, money, stamp, text
+from statebox.domains.travel.tools._records import BOOKINGS, booking_row, customer_row
+from statebox.kit import Row, Table, Transition, days_until, money, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -31,6 +31,9 @@ __all__ = [
 ]
 
 
+_TRAVELLERS = Table("passengers", "traveller", "")
+
+
 def _plan(b: Row) -> str:
     return text(b["fare_class"] if b["kind"] == "flight" else b["rate_plan"])
 
@@ -41,8 +44,11 @@ def _nightly(tx: WorldTx, booking_id: str) -> float:
 
 
 def _open(b: Row, tx: WorldTx, action: str) -> None:
-    if b["status"] not in ("confirmed", "pending_approval"):
-        raise ToolError("invalid_state", f"booking {b['id']} is {b['status']}; cannot {action}")
+    Transition(
+        BOOKINGS,
+        allowed=("confirmed", "pending_approval"),
+        refusal=f"{{noun}} {{id}} is {{status}}; cannot {action}",
+    ).check(b)
     if days_until(tx, b["start_date"]) < 0:
         raise ToolError("invalid_state", f"booking {b['id']} has already started; cannot {action}")
 
@@ -203,30 +209,21 @@ def cancel_booking(
         if pay is None:
             raise ToolError("invalid_state", f"booking {booking_id} has no payment to refund")
         refuse_expired_card(tx, pay)
-    tx.update(
-        "bookings",
-        {"id": booking_id},
-        {
-            "status": "cancelled",
-            "cancel_reason": reason,
-            "cancel_fee": fee,
-            "cancelled_at": stamp(tx),
-        },
-    )
+    values = {
+        "status": "cancelled",
+        "cancel_reason": reason,
+        "cancel_fee": fee,
+        "cancelled_at": stamp(tx),
+    }
+    BOOKINGS.update(tx, b, values)
     out: dict[str, Any] = {"booking_id": booking_id, "status": "cancelled", "fee": fee}
     if refund > 0 and refund_to == "travel_credit":
         credit = credit_row(tx, text(b["customer_id"]), refund, "expired_card", booking_id)
         out["travel_credit"] = {"id": credit["id"], "amount": refund}
     elif refund > 0 and pay is not None:
         done = money(money(pay["refunded_amount"]) + refund)
-        tx.update(
-            "payments",
-            {"id": pay["id"]},
-            {
-                "refunded_amount": done,
-                "status": "refunded" if done >= money(pay["amount"]) else "partially_refunded",
-            },
-        )
+        status = "refunded" if done >= money(pay["amount"]) else "partially_refunded"
+        tx.update("payments", {"id": pay["id"]}, {"refunded_amount": done, "status": status})
         rid = tx.next_id("refunds", prefix="RFD-", width=4)
         tx.insert(
             "refunds",
@@ -328,9 +325,7 @@ def update_passenger_name(
         first_name: Corrected first name.
         last_name: Corrected last name.
     """
-    pax = tx.one("SELECT * FROM passengers WHERE id = ?", [passenger_id])
-    if pax is None:
-        raise ToolError("not_found", f"no traveller {passenger_id!r}")
+    pax = _TRAVELLERS.row(tx, passenger_id)
     b = booking_row(tx, text(pax["booking_id"]))
     _open(b, tx, "correct a name")
     new = f"{first_name.strip()} {last_name.strip()}"

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.travel.tools._records import booking_row
-from statebox.kit import number, stamp
+from statebox.domains.travel.tools._records import BOOKINGS, booking_row
+from statebox.kit import Row, Table, number, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
 __all__ = ["approve_corporate_booking", "get_corporate_account", "reject_corporate_booking"]
+
+_ACCOUNTS = Table("corporate_accounts", "corporate account", "")
 
 
 @tool(mutates=False)
@@ -21,9 +23,7 @@ def get_corporate_account(tx: WorldTx, corporate_account_id: str) -> dict[str, A
     Args:
         corporate_account_id: Corporate account id, such as 'CORP-01'.
     """
-    row = tx.one("SELECT * FROM corporate_accounts WHERE id = ?", [corporate_account_id])
-    if row is None:
-        raise ToolError("not_found", f"no corporate account {corporate_account_id!r}")
+    row = _ACCOUNTS.row(tx, corporate_account_id)
     return {
         **row,
         "pending_approval": tx.query(
@@ -34,7 +34,7 @@ def get_corporate_account(tx: WorldTx, corporate_account_id: str) -> dict[str, A
     }
 
 
-def _pending(tx: WorldTx, booking_id: str) -> dict[str, Any]:
+def _pending(tx: WorldTx, booking_id: str) -> Row:
     b = booking_row(tx, booking_id)
     if b["status"] != "pending_approval" or b["corporate_account_id"] is None:
         raise ToolError("invalid_state", f"booking {booking_id} is not awaiting corporate approval")
@@ -64,8 +64,7 @@ def approve_corporate_booking(tx: WorldTx, booking_id: str, approver_email: str)
         booking_id: Booking id, such as 'BK-100001'.
         approver_email: Email of the person approving (recorded on the booking history).
     """
-    _pending(tx, booking_id)
-    tx.update("bookings", {"id": booking_id}, {"status": "confirmed"})
+    BOOKINGS.update(tx, _pending(tx, booking_id), {"status": "confirmed"})
     _record(tx, booking_id, "approval", approver_email.strip().lower())
     return {"booking_id": booking_id, "status": "confirmed"}
 
@@ -82,8 +81,9 @@ def reject_corporate_booking(
         booking_id: Booking id, such as 'BK-100001'.
         reason: Why the booking is rejected.
     """
-    b = _pending(tx, booking_id)
-    tx.update("bookings", {"id": booking_id}, {"status": "rejected", "cancel_reason": reason})
+    b = BOOKINGS.update(
+        tx, _pending(tx, booking_id), {"status": "rejected", "cancel_reason": reason}
+    )
     for pay in tx.query("SELECT * FROM payments WHERE booking_id = ? ORDER BY id", [booking_id]):
         left = round(number(pay["amount"]) - number(pay["refunded_amount"]), 2)
         if left <= 0:

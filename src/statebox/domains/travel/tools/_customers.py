@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from statebox.domains.travel.tools._records import CUSTOMERS, customer_row
-from statebox.kit import IdFormat, NoteBook, Owner, note_tools
+from statebox.kit import IdFormat, NoteBook, Owner, found, note_tools
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
@@ -34,14 +34,13 @@ def find_customer_by_email(tx: WorldTx, email: str) -> dict[str, Any]:
     Args:
         email: The customer's email address, such as 'amara.abernathy@example.com'.
     """
-    row = tx.one(
+    return found(
+        tx,
         "SELECT c.id, c.first_name, c.last_name, c.email, l.tier FROM customers c "
         "LEFT JOIN loyalty_accounts l ON l.customer_id = c.id WHERE lower(c.email) = lower(?)",
         [email.strip()],
+        f"no customer with email {email!r}",
     )
-    if row is None:
-        raise ToolError("not_found", f"no customer with email {email!r}")
-    return row
 
 
 @tool(mutates=False)

@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.travel.tools._records import booking_row
-from statebox.kit import Table, stamp
+from statebox.domains.travel.tools._records import BOOKINGS, booking_row
+from statebox.kit import Table, Transition, stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
 __all__ = ["add_special_request", "escalate_to_hotel", "get_hotel", "resolve_hotel_escalation"]
 
 ESCALATIONS = Table("hotel_escalations", "hotel escalation", "ESC-0001")
+_HOTELS = Table("hotels", "hotel", "")
+_RESOLVE = Transition(
+    ESCALATIONS, allowed=("open",), to="resolved", refusal="{noun} {id} is already resolved"
+)
+_CONFIRMED = Transition(BOOKINGS, allowed=("confirmed",))
 
 
 @tool(mutates=False)
@@ -27,9 +32,7 @@ def get_hotel(tx: WorldTx, hotel_id: str) -> dict[str, Any]:
     Args:
         hotel_id: Hotel id, such as 'HTL-01'.
     """
-    row = tx.one("SELECT * FROM hotels WHERE id = ?", [hotel_id])
-    if row is None:
-        raise ToolError("not_found", f"no hotel {hotel_id!r}")
+    row = _HOTELS.row(tx, hotel_id)
     return {
         **row,
         "open_escalations": tx.query(
@@ -67,9 +70,7 @@ def add_special_request(
             the hotel may charge for it.
         detail: Details for the hotel (times, needs).
     """
-    b = _stay(tx, booking_id)
-    if b["status"] != "confirmed":
-        raise ToolError("invalid_state", f"booking {booking_id} is {b['status']}")
+    b = _CONFIRMED.check(_stay(tx, booking_id))
     if tx.one(
         "SELECT id FROM special_requests WHERE booking_id = ? AND kind = ?", [booking_id, kind]
     ):
@@ -134,12 +135,5 @@ def resolve_hotel_escalation(
         resolution: fixed_by_hotel when the hotel fixed the problem; guest_cancelled when
             the guest cancels the stay; withdrawn when the guest withdraws the complaint.
     """
-    row = ESCALATIONS.row(tx, escalation_id)
-    if row["status"] != "open":
-        raise ToolError("invalid_state", f"hotel escalation {escalation_id} is already resolved")
-    tx.update(
-        "hotel_escalations",
-        {"id": escalation_id},
-        {"status": "resolved", "resolution": resolution},
-    )
+    _RESOLVE.apply(tx, escalation_id, {"resolution": resolution})
     return {"id": escalation_id, "status": "resolved", "resolution": resolution}

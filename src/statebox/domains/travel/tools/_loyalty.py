@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from statebox.domains.travel.tools._records import booking_row, customer_row
+from statebox.domains.travel.tools._records import LOYALTY_ACCOUNTS, booking_row, customer_row
 from statebox.kit import stamp
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
@@ -22,9 +22,7 @@ def get_loyalty_account(tx: WorldTx, customer_id: str) -> dict[str, Any]:
         customer_id: Customer id, such as 'CUS-0001'.
     """
     customer_row(tx, customer_id)
-    account = tx.one("SELECT * FROM loyalty_accounts WHERE customer_id = ?", [customer_id])
-    if account is None:
-        raise ToolError("not_found", f"customer {customer_id} has no loyalty account")
+    account = LOYALTY_ACCOUNTS.row(tx, customer_id)
     return {
         **account,
         "transactions": tx.query(
@@ -87,12 +85,10 @@ def update_loyalty_tier(
         tier: The new tier.
     """
     customer_row(tx, customer_id)
-    account = tx.one("SELECT tier FROM loyalty_accounts WHERE customer_id = ?", [customer_id])
-    if account is None:
-        raise ToolError("not_found", f"customer {customer_id} has no loyalty account")
+    account = LOYALTY_ACCOUNTS.row(tx, customer_id)
     if account["tier"] == tier:
         raise ToolError("invalid_state", f"customer {customer_id} is already {tier}")
-    tx.update("loyalty_accounts", {"customer_id": customer_id}, {"tier": tier})
+    LOYALTY_ACCOUNTS.update(tx, account, {"tier": tier})
     tx.insert(
         "loyalty_transactions",
         {

@@ -13,11 +13,13 @@ from datetime import timedelta
 from typing import Any, Literal
 
 from statebox.domains.travel.tools._records import booking_row, customer_row
-from statebox.kit import money, stamp, text
+from statebox.kit import Table, money, stamp, text
 from statebox.tools import ToolError, tool
 from statebox.world import WorldTx
 
 __all__ = ["credit_row", "issue_refund", "issue_travel_credit", "refuse_expired_card"]
+
+_PAYMENTS = Table("payments", "payment", "")
 
 
 def refuse_expired_card(tx: WorldTx, pay: Mapping[str, Any]) -> None:
@@ -63,23 +65,15 @@ def issue_refund(
         amount: Dollars to refund; at most the amount not yet refunded.
         reason: Why the refund is issued.
     """
-    pay = tx.one("SELECT * FROM payments WHERE id = ?", [payment_id])
-    if pay is None:
-        raise ToolError("not_found", f"no payment {payment_id!r}")
+    pay = _PAYMENTS.row(tx, payment_id)
     amount = money(amount)
     left = money(money(pay["amount"]) - money(pay["refunded_amount"]))
     if amount <= 0 or amount > left:
         raise ToolError("invalid_state", f"refund must be above 0 and at most {left}")
     refuse_expired_card(tx, pay)
     done = money(money(pay["refunded_amount"]) + amount)
-    tx.update(
-        "payments",
-        {"id": payment_id},
-        {
-            "refunded_amount": done,
-            "status": "refunded" if done >= money(pay["amount"]) else "partially_refunded",
-        },
-    )
+    status = "refunded" if done >= money(pay["amount"]) else "partially_refunded"
+    _PAYMENTS.update(tx, pay, {"refunded_amount": done, "status": status})
     row = {
         "id": tx.next_id("refunds", prefix="RFD-", width=4),
         "booking_id": pay["booking_id"],
