@@ -78,6 +78,7 @@ def test_domain_new_writes_the_package(demo: Installed) -> None:
         "src/demo/tasks/tasks.yaml",
         "src/demo/tools.py",
         "tests/test_tasks.py",
+        "tests/test_tools.py",
     ]
     assert 'demo = "demo:DOMAIN"' in (demo.project / "pyproject.toml").read_text()
     entry = (demo.site / "demo-0.1.0.dist-info" / "entry_points.txt").read_text()
@@ -132,7 +133,7 @@ def test_installed_scaffold_lints_validates_and_runs(demo: Installed) -> None:
         demo.site, demo.project,
     )  # fmt: skip
     assert tests.returncode == 0, tests.stdout + tests.stderr
-    assert "3 passed" in tests.stdout
+    assert "5 passed" in tests.stdout  # 3 tasks validated, 2 tool tests
 
 
 def test_the_source_file_shadows_its_installed_copy(demo: Installed) -> None:
