@@ -63,7 +63,11 @@ def test_card_of_an_unknown_suite_exits_1(cli: CliRunner) -> None:
 
 
 def test_card_over_all_installed_domains(cli: CliRunner) -> None:
-    result = cli.invoke(app, ["tasks", "card", "--no-validate", "--format", "json"])
+    # 1.0, whose shape is measured in seconds: the 2.0 card's shape (every golden replayed,
+    # 2,182 tasks with the 1.0 column) is the suite tests' job, per domain.
+    result = cli.invoke(
+        app, ["tasks", "card", "--no-validate", "--format", "json", "--suite", "all@1.0"]
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     names = [d["domain"] for d in data["domains"]]
