@@ -3,13 +3,11 @@
 The guide's ``bash`` blocks are run, command by command and in order, in a temporary
 folder, as a new user would type them; the output excerpt shown under a command (a
 ``text`` block right after it) must appear in what the command printed, line by line.
+Each command must exit 0, except one the guide marks ``# exits N`` (a refusal it shows).
 The example package is installed once per module, isolated (``pip install --target``
 without dependencies, never into the shared virtual environment: test workers run in
 parallel), and reached through ``PYTHONPATH`` by the ``statebox`` subprocesses only, so
 no other test's registry ever sees the ``vetclinic`` entry point.
-
-Commands whose implementation lands from another engineer of issue 20 are in `PENDING`,
-each with today's stand-in (None: not run yet). The lead removes `PENDING` at integration.
 """
 
 from __future__ import annotations
@@ -34,31 +32,6 @@ INPUTS = ROOT / "docs" / "own-domain"
 """Files the guide's stdin-driven commands read, shipped beside it (and shown in it)."""
 STATEBOX = str(Path(sys.executable).with_name("statebox"))
 
-PENDING: dict[str, str | None] = {
-    # issue 20, scaffold: `statebox domain new`, `statebox domain check`, installed names
-    # for --domain and the selection rule (--domain without --suite/PATH: its own tasks).
-    "statebox domain new vetclinic": None,
-    "statebox domain check vetclinic": None,
-    "statebox tasks validate --domain vetclinic": "statebox tasks validate --suite vetclinic",
-    "statebox run --domain vetclinic --agent oracle --trials 3 --out runs/oracle": (
-        "statebox run --suite vetclinic --agent oracle --trials 3 --out runs/oracle"
-    ),
-    "statebox run --domain vetclinic --agent fault --trials 3 --out runs/fault": (
-        "statebox run --suite vetclinic --agent fault --trials 3 --out runs/fault"
-    ),
-    # issue 20, author: `play --record`, `tasks new --record`, `tasks show`.
-    "statebox play vetclinic.refill.renewed.001 --domain vetclinic --record recorded.yaml "
-    "< play-renewed.txt": (
-        "statebox play vetclinic.refill.renewed.001 --tasks vetclinic/src/vetclinic/tasks "
-        "< play-renewed.txt"
-    ),
-    "statebox tasks validate recorded.yaml --domain vetclinic": None,
-    "statebox tasks new --domain vetclinic --record surgery.yaml "
-    "--id vetclinic.book.surgery.001 --now 2026-03-17T15:00:00+00:00 < new-surgery.txt": None,
-    "statebox tasks show vetclinic.refill.renewed.001 --domain vetclinic": None,
-}
-"""Guide command → the command run today in its place (None: skipped until integration)."""
-
 ORDER = (
     "statebox domain new",
     "pip install -e",
@@ -73,7 +46,6 @@ ORDER = (
 """The order issue 20 asks the guide to walk in."""
 
 _FENCE = re.compile(r"^```([\w-]*)([^\n]*)\n(.*?)^```\s*$", re.S | re.M)
-_TO_FILL = "to be filled at integration"
 
 
 def _blocks() -> list[tuple[str, str, str]]:
@@ -150,7 +122,6 @@ def test_the_guide_walks_in_the_order_of_the_issue_and_shows_its_inputs() -> Non
     commands = [c for c, _ in _steps()]
     firsts = [next(i for i, c in enumerate(commands) if c.startswith(p)) for p in ORDER]
     assert firsts == sorted(firsts), list(zip(ORDER, firsts, strict=True))
-    assert set(PENDING) <= set(commands), set(PENDING) - set(commands)  # no stale entry
     shown = {title.removeprefix("file="): body for lang, title, body in _blocks() if title}
     for name in ("play-renewed.txt", "new-surgery.txt"):
         assert shown[name] == (INPUTS / name).read_text("utf-8"), name  # the guide shows it
@@ -183,7 +154,6 @@ def test_every_command_of_the_guide_runs(site: Path, tmp_path: Path) -> None:
         shutil.copy(INPUTS / name, tmp_path / name)
     ran: list[str] = []
     for command, excerpt in _steps():
-        line = PENDING.get(command, command)
         if command.startswith("pip install -e "):
             # The editable install of the guide, made isolated: the module's one install of
             # the same files (the example) stands for it.
@@ -192,15 +162,16 @@ def test_every_command_of_the_guide_runs(site: Path, tmp_path: Path) -> None:
             env = _env(site, tmp_path)
             ran.append(command)
             continue
-        if line is not None:
-            result = _statebox(line, tmp_path, env)
-            assert result.returncode == 0, f"{line}\n{result.stdout}\n{result.stderr}"
-            ran.append(line)
-            if excerpt is not None and _TO_FILL not in excerpt:
-                out = _flat(result.stdout + "\n" + result.stderr)
-                for shown in excerpt.splitlines():
-                    if shown.strip() and shown.strip() not in ("…", "..."):
-                        assert _flat(shown) in out, f"{line}: not in its output: {shown!r}"
+        command, _, note = command.partition(" # ")
+        expected = int(m[1]) if (m := re.match(r"exits (\d+)", note)) else 0
+        result = _statebox(command, tmp_path, env)
+        assert result.returncode == expected, f"{command}\n{result.stdout}\n{result.stderr}"
+        ran.append(command)
+        if excerpt is not None:
+            out = _flat(result.stdout + "\n" + result.stderr)
+            for shown in excerpt.splitlines():
+                if shown.strip() and shown.strip() not in ("…", "..."):
+                    assert _flat(shown) in out, f"{command}: not in its output: {shown!r}"
         if command.startswith("statebox domain new "):
             # The guide's edits (its "Edit" section) turn the new project into the example.
             shutil.rmtree(tmp_path / "vetclinic", ignore_errors=True)
