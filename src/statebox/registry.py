@@ -42,6 +42,7 @@ from statebox.tasks import (
     Task,
     default_version,
     resolve_suite,
+    suite_label,
     suite_tasks,
     suite_versions,
 )
@@ -470,7 +471,17 @@ class Registry:
             TaskSpecError: A task file is invalid.
         """
         ref = self.resolve_suite(name)
-        return suite_tasks(ref, self._all_domains(), both_splits=both_splits)
+        domains = self._all_domains()
+        return suite_tasks(ref, domains, both_splits=both_splits, builtin=self._builtin)
+
+    def suite_label(self, name: str | SuiteName) -> str:
+        """What a suite is, for people (`statebox.tasks.suite_label`).
+
+        ``statebox-bench 2.0`` for the benchmark, ``NAME's own tasks`` for a domain
+        written outside statebox.
+        """
+        self._load_entry_points()
+        return suite_label(self.resolve_suite(name), self._builtin)
 
     def resolve_suites(self, text: str) -> list[SuiteName]:
         """Suite names separated by commas, each resolved (`resolve_suite`).

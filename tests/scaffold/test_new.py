@@ -96,6 +96,9 @@ def test_installed_scaffold_lints_validates_and_runs(demo: Installed) -> None:
         site=demo.site, cwd=demo.cwd,
     )  # fmt: skip
     assert validated.returncode == 0, validated.stderr
+    # An outside domain's tasks are its own, never labelled as the benchmark.
+    assert "suite demo@2.0: 3 tasks (demo's own tasks)" in validated.stderr
+    assert "statebox-bench" not in validated.stderr
     data = json.loads(validated.stdout)
     assert (data["tasks"], data["invalid"]) == (3, 0)
     assert data["check_strength"] == 1.0 and data["caught"] > 20
@@ -123,6 +126,9 @@ def test_installed_scaffold_lints_validates_and_runs(demo: Installed) -> None:
             "version": "0.1.0",
         }
     ]
+    card = _statebox("report", str(out), "--format", "card", site=demo.site, cwd=demo.cwd)
+    assert card.returncode == 0, card.stderr
+    assert "from `suite:demo@2.0` (demo: own tasks, not statebox-bench)" in card.stdout
     # The campaign finds its domain from the manifest: no --domain again.
     verified = _statebox("verify", str(out), site=demo.site, cwd=demo.cwd)
     assert verified.returncode == 0, verified.stdout + verified.stderr
@@ -134,6 +140,16 @@ def test_installed_scaffold_lints_validates_and_runs(demo: Installed) -> None:
     )  # fmt: skip
     assert tests.returncode == 0, tests.stdout + tests.stderr
     assert "5 passed" in tests.stdout  # 3 tasks validated, 2 tool tests
+
+
+def test_installing_a_domain_leaves_the_benchmark_suite_as_it_was(demo: Installed) -> None:
+    # `all` is statebox-bench: the built-in domains' tasks, whatever else is installed.
+    listed = _statebox("tasks", "list", "--suite", "all", site=demo.site, cwd=demo.cwd)
+    assert listed.returncode == 0, listed.stderr
+    assert "suite all@2.0: 563 tasks (statebox-bench 2.0)" in listed.stderr
+    assert "demo." not in listed.stdout
+    named = _statebox("tasks", "list", "--suite", "demo", site=demo.site, cwd=demo.cwd)
+    assert named.returncode == 0 and named.stdout.count("demo.") == 3, named.stderr
 
 
 def test_the_source_file_shadows_its_installed_copy(demo: Installed) -> None:

@@ -44,8 +44,9 @@ def _select(suite: str | None, path: Path | None, domain_refs: list[str] | None)
         refs = selected_suites(registry, suite, given=False) or registry.resolve_suites("all")
         tasks = registry.suites(refs)
         names = ", ".join(str(r) for r in refs)
-        where = f"suite {names} ({refs[0].label})"
-        err_console.print(f"suite {names}: {len(tasks)} tasks ({refs[0].label})", highlight=False)
+        where = f"suite {names} ({registry.suite_label(refs[0])})"
+        label = registry.suite_label(refs[0])
+        err_console.print(f"suite {names}: {len(tasks)} tasks ({label})", highlight=False)
     if not tasks:
         # Zero tasks pass every check: an empty or comment-only file, or an empty folder,
         # must not look like a suite that validated.

@@ -167,7 +167,9 @@ def _suite_tasks(name: str) -> list[Task]:
             if ep.value.startswith("statebox.domains."):
                 builtin.add(domain.name)
     try:
-        tasks = suite_tasks(resolve_suite(name, domains, builtin), domains, both_splits=True)
+        tasks = suite_tasks(
+            resolve_suite(name, domains, builtin), domains, both_splits=True, builtin=builtin
+        )
     except StateboxError as exc:
         raise SystemExit(str(exc)) from None
     if not tasks:

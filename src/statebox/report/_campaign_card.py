@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from statebox.errors import DomainError
 from statebox.records import Manifest, TrialStatus
 from statebox.report._summary import CampaignRows
-from statebox.tasks import parse_suite, pin_legacy
+from statebox.tasks import BENCH_NAME, parse_suite, pin_legacy
 
 __all__ = ["CARD_METRICS", "render_campaign_card"]
 
@@ -42,24 +42,47 @@ def _interval(ci: Mapping[str, Any], key: str) -> str:
     return f"[{_fmt(pair[0])}, {_fmt(pair[1])}]"
 
 
-def _bench(source: str) -> str:
-    """`` (statebox-bench 2.0)`` for a built-in suite (an old unversioned name: 1.0)."""
+def _bench(source: str, own: Collection[str] = ()) -> str:
+    """`` (statebox-bench 2.0)`` for a built-in suite (an old unversioned name: 1.0).
+
+    A suite of a domain the campaign named with ``--domain`` (``own``, from its manifest)
+    is that domain's own tasks, never labelled as the benchmark.
+    """
     if not source.startswith("suite:"):
         return ""
     try:
-        return f" ({parse_suite(pin_legacy(source.removeprefix('suite:'))).label})"
+        refs = [
+            parse_suite(pin_legacy(n.strip())) for n in source.removeprefix("suite:").split(",")
+        ]
     except DomainError:
         return ""
+    if any(r.scope in own for r in refs):
+        return f" ({', '.join(sorted({r.scope for r in refs}))}: own tasks, not {BENCH_NAME})"
+    return f" ({refs[0].label})"
+
+
+def _own_domains(m: Manifest) -> set[str]:
+    """The domains the campaign named with ``--domain``, less statebox's own.
+
+    From its recorded provenance; ``--domain retail`` names the built-in domain.
+    """
+    rows = m.settings.get("domain_provenance") or []
+    return {
+        str(r["domain"])
+        for r in rows
+        if isinstance(r, dict) and "domain" in r and r.get("distribution") != "statebox"
+    }
 
 
 def _manifest_lines(m: Manifest | None) -> list[str]:
     if m is None:
         return ["- No manifest.json: the environment is unknown; this card pins nothing."]
     v = m.verdict_settings
+    bench = _bench(m.task_source, _own_domains(m))
     lines = [
         f"- Campaign id: `{m.campaign_id}`, created {m.created_at.isoformat()}",
         f"- statebox {m.statebox_version}, git revision `{m.git_revision or 'unknown'}`",
-        f"- Tasks: {len(m.task_ids)} from `{m.task_source}`{_bench(m.task_source)}; task "
+        f"- Tasks: {len(m.task_ids)} from `{m.task_source}`{bench}; task "
         f"bundle hash `{m.task_bundle_hash}`",
         f"- Environment hash: `{m.environment_hash or 'not recorded'}`",
     ]

@@ -348,7 +348,7 @@ def build_suite_card(
         )
     return SuiteCard(
         suite=str(ref),
-        bench=ref.label,
+        bench=registry.suite_label(ref),
         domains=tuple(cards),
         validated=validate,
         shape=build_shape_table(registry, ref, tasks) if shape and tasks else None,

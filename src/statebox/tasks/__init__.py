@@ -26,6 +26,7 @@ from statebox.tasks._suites import (
     parse_suite,
     pin_legacy,
     resolve_suite,
+    suite_label,
     suite_tasks,
     suite_versions,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "pin_legacy",
     "placeholders",
     "resolve_suite",
+    "suite_label",
     "suite_tasks",
     "suite_versions",
     "task_data",

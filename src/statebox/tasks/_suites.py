@@ -39,6 +39,7 @@ __all__ = [
     "parse_suite",
     "pin_legacy",
     "resolve_suite",
+    "suite_label",
     "suite_tasks",
     "suite_versions",
 ]
@@ -197,8 +198,23 @@ def _split_tasks(folder: Path, split: Split) -> list[Task]:
     return tasks
 
 
+def suite_label(ref: SuiteName, builtin: Collection[str] = ()) -> str:
+    """What a suite is, for people: ``statebox-bench 2.0``, or ``bikeshop's own tasks``.
+
+    Only ``all``, ``train`` and the built-in domains are the benchmark; a domain written
+    outside statebox is never labelled as it.
+    """
+    if ref.scope in ("all", "train") or ref.scope in builtin or not builtin:
+        return ref.label
+    return f"{ref.scope}'s own tasks"
+
+
 def suite_tasks(
-    ref: SuiteName, domains: Mapping[str, Domain], *, both_splits: bool = False
+    ref: SuiteName,
+    domains: Mapping[str, Domain],
+    *,
+    both_splits: bool = False,
+    builtin: Collection[str] = (),
 ) -> list[Task]:
     """The tasks of a resolved suite, domains in name order, test tasks before train.
 
@@ -207,6 +223,9 @@ def suite_tasks(
         domains: The installed domains by name.
         both_splits: Both splits of the suite's scope whatever its split (what the card
             measures leaks over, and what ``statebox serve`` serves by default).
+        builtin: The built-in domains' names. When one is installed, ``all`` and ``train``
+            are theirs alone: installing a domain of your own must not change what
+            statebox-bench holds (select it by name, or with ``--domain``).
 
     Raises:
         DomainError: ``ref`` is not resolved (no version).
@@ -215,7 +234,8 @@ def suite_tasks(
     if ref.version is None:
         raise DomainError(f"suite {str(ref)!r}: resolve it first (no version)")
     splits: tuple[Split, ...] = ("test", "train") if both_splits else ref.splits
-    names = sorted(domains) if ref.scope == "all" else [ref.scope]
+    bench = [n for n in builtin if n in domains]
+    names = sorted(bench or domains) if ref.scope == "all" else [ref.scope]
     tasks: list[Task] = []
     for n in names:
         folder = domains[n].suite_folder(ref.version)
