@@ -194,7 +194,10 @@ def new_task(
         notes=[
             "A draft: write each TODO: — the user's opening, each suggested fact (a value "
             "your calls passed that no earlier call returned: does the user know it?) and "
-            "each suggested check — or delete what you do not need."
+            "each suggested check, if any — or delete what you do not need. Then read the "
+            "task back (statebox tasks show): validation checks that the calls reach the "
+            "state and the checks catch mistakes, not that the opening asks for what the "
+            "calls do."
         ],
         domain_refs=[ref],
         draft=True,

@@ -67,7 +67,9 @@ def check(
     err_console.print(
         f"domain {result.domain}: {len(result.findings)} findings, {len(result.notes)} notes "
         f"({len(domain.tools)} tools probed with {result.probe_calls} calls on seeded worlds, "
-        f"{result.golden_calls} golden calls replayed)",
+        f"{result.golden_calls} golden calls replayed"
+        + (" — the probes made every mutating tool write" if result.golden_calls == 0 else "")
+        + ")",
         highlight=False,
         soft_wrap=True,
     )
