@@ -110,6 +110,11 @@ def _domain_entry_points() -> dict[str, EntryPoint]:
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
+def _dist_label(ep: EntryPoint) -> str:
+    dist = ep.dist
+    return f"distribution {dist.name} {dist.version}" if dist is not None else "no distribution"
+
+
 def installed_domain_names() -> list[str]:
     """The names of the installed domains (entry points; none is loaded), sorted."""
     return sorted(_domain_entry_points())
@@ -405,9 +410,23 @@ class Registry:
                 ) from exc
             if not isinstance(value, Domain):
                 raise DomainError(f"entry point {ep.name!r} is not a Domain")
-            if value.name in self._domains and any(s.domain == value.name for s in self.sources):
+            known = self._domains.get(value.name)
+            if known is not None and known is not value:
+                source = next((s for s in self.sources if s.domain == value.name), None)
+                if source is None:
+                    raise DomainError(
+                        f"two installed domains are named {value.name!r}: entry point "
+                        f"{ep.value} ({_dist_label(ep)}) and another; uninstall one"
+                    )
+                if ep.value.startswith(BUILTIN_PREFIX):
+                    # A domain of your own under a built-in's name would be reported as
+                    # that statebox-bench suite: refused, never shadowed.
+                    raise DomainError(
+                        f"--domain {source.ref}: its domain is named {value.name!r}, the name "
+                        "of statebox's built-in domain; give it a name of its own"
+                    )
                 # An explicit --domain (say the package's source file beside its installed
-                # copy) shadows the installed domain of that name: the author chose it.
+                # copy) shadows the installed outside domain of that name: the author chose it.
                 continue
             self.register_domain(value)
             if ep.value.startswith(BUILTIN_PREFIX):

@@ -180,3 +180,28 @@ def test_ray_workers_get_a_bare_file_reference_absolute(monkeypatch: pytest.Monk
     assert _absolute("__init__.py") == TOY_FILE
     assert _absolute("__init__.py:DOMAIN") == TOY_REF
     assert _absolute("retail") == "retail"
+
+
+FAKE_RETAIL = """
+from statebox.domains import Domain
+
+DOMAIN = Domain(
+    name="retail",
+    schema_sql="create table t (id text primary key);",
+    seed={},
+    tools=[],
+    policy="Anything goes.",
+)
+"""
+
+
+@pytest.mark.parametrize("command", [["tasks", "list", "--suite", "retail"], ["tasks", "list"]])
+def test_a_domain_of_your_own_cannot_take_a_built_in_name(
+    cli: CliRunner, tmp_path: Path, command: list[str]
+) -> None:
+    # It would be reported as statebox-bench's retail: refused, never a silent shadow.
+    (tmp_path / "fake_retail.py").write_text(FAKE_RETAIL)
+    result = cli.invoke(app, [*command, "--domain", "fake_retail.py"])
+    assert result.exit_code == 1
+    (line,) = result.output.strip().splitlines()
+    assert "its domain is named 'retail', the name of statebox's built-in domain" in line

@@ -193,6 +193,10 @@ def test_removed_domain_is_one_line_naming_the_installed_ones(
         ("class", "use a lowercase identifier"),
         ("json", "a module of that name is importable already"),
         ("statebox", "a module of that name is importable already"),
+        ("retail", "an installed domain has that name already"),
+        ("pytest_xdist", "the installed distribution 'pytest-xdist' has that name"),
+        ("import_linter", "the installed distribution 'import-linter' has that name"),
+        ("a" * 65, "use a lowercase identifier"),
     ],
 )
 def test_bad_names_are_refused(name: str, message: str, tmp_path: Path) -> None:

@@ -95,3 +95,14 @@ def test_data_that_starts_with_todo_is_not_a_placeholder() -> None:
     # Golden arguments and world rows are data: a note may well say "TODO: call back".
     assert placeholders(BASE) == []
     assert parse_tasks(BASE)[0].golden[0].args["body"] == "TODO: call back"
+
+
+@pytest.mark.parametrize("opening", ["", "   ", "\n"])
+def test_a_blank_opening_is_refused_naming_file_task_and_field(opening: str) -> None:
+    # A draft's TODO: deleted instead of written must not become a task that grades.
+    with pytest.raises(TaskSpecError) as info:
+        parse_tasks({**BASE, "user": {"opening": opening}}, file="draft.yaml")
+    err = info.value
+    assert (err.file, err.task_id) == ("draft.yaml", "toy.draft.new.001")
+    assert "user.opening" in str(err) and "the user's opening is empty" in str(err)
+    assert "\n" not in str(err)

@@ -20,7 +20,7 @@ __all__ = ["TEMPLATE_DIR", "check_domain_name", "new_domain"]
 TEMPLATE_DIR = Path(__file__).parent / "template"
 """Where the templates are."""
 
-_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")  # a module, a folder and a distribution name
 _SUFFIX = ".tmpl"
 
 
@@ -34,8 +34,8 @@ def check_domain_name(name: str) -> None:
     """
     if not _NAME.match(name) or keyword.iskeyword(name):
         raise ConfigError(
-            f"domain name {name!r}: use a lowercase identifier (letters, digits, _), "
-            "such as 'my_desk'"
+            f"domain name {name!r}: use a lowercase identifier (letters, digits, _; at most "
+            "64), such as 'my_desk'"
         )
     try:
         found = importlib.util.find_spec(name) is not None
@@ -46,6 +46,32 @@ def check_domain_name(name: str) -> None:
             f"domain name {name!r}: a module of that name is importable already; the new "
             "package would shadow it (choose another name)"
         )
+    from statebox.registry import installed_domain_names
+
+    if name in installed_domain_names():
+        raise ConfigError(
+            f"domain name {name!r}: an installed domain has that name already (its suite "
+            "and task ids would clash; choose another name)"
+        )
+    canonical = _canonical(name)
+    taken = next((d for d in _distributions() if _canonical(d) == canonical), None)
+    if taken is not None:
+        # pip would replace that distribution with the new package (pytest_xdist).
+        raise ConfigError(
+            f"domain name {name!r}: the installed distribution {taken!r} has that name; "
+            "installing the new package would replace it (choose another name)"
+        )
+
+
+def _canonical(name: str) -> str:
+    """A distribution name as pip compares it (PEP 503: runs of -_. are one, any case)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _distributions() -> list[str]:
+    from importlib.metadata import distributions
+
+    return [d.metadata["Name"] for d in distributions() if d.metadata["Name"]]
 
 
 def new_domain(name: str, directory: Path) -> list[Path]:

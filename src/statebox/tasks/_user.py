@@ -116,6 +116,14 @@ class UserSpec(Model):
     behaviour: BehaviourSpec = BehaviourSpec()
     """How the user reacts to proposals, refusals, alternatives and unknown questions."""
 
+    @field_validator("opening")
+    @classmethod
+    def _says_something(cls, value: str) -> str:
+        # A blank opening is a draft's TODO: deleted, not filled in: nothing to grade.
+        if not value.strip():
+            raise ValueError("the user's opening is empty: write what the user says first")
+        return value
+
     @model_validator(mode="before")
     @classmethod
     def _shapes(cls, data: Any) -> Any:
