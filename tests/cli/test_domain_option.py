@@ -205,3 +205,33 @@ def test_a_domain_of_your_own_cannot_take_a_built_in_name(
     assert result.exit_code == 1
     (line,) = result.output.strip().splitlines()
     assert "its domain is named 'retail', the name of statebox's built-in domain" in line
+
+
+def test_verify_and_rejudge_take_a_domain_file_that_moved(cli: CliRunner, tmp_path: Path) -> None:
+    module = tmp_path / "mine.py"
+    module.write_text(
+        "from fixtures.toy import FIELD_POLICY, SCHEMA, SEED, TOOLS\n"
+        "from statebox.domains import Domain\n"
+        "DOMAIN = Domain(name='toy', schema_sql=SCHEMA, seed=SEED, tools=TOOLS, policy='p',\n"
+        "    field_policy=FIELD_POLICY)\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "run"
+    ran = cli.invoke(
+        app,
+        ["run", "--tasks", str(TOY_DIR / "tasks"), "--domain", str(module), "--agent", "oracle",
+         "--trials", "1", "--out", str(out)],
+    )  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    module.rename(moved / "mine.py")
+    lost = cli.invoke(app, ["verify", str(out)])
+    assert lost.exit_code == 1
+    assert "give --domain to say where it is now" in flat(lost.output)
+    here = ["--domain", str(moved / "mine.py")]
+    verified = cli.invoke(app, ["verify", str(out), *here])
+    assert verified.exit_code == 0, verified.output
+    assert "judged trials reproduced exactly" in flat(verified.stdout)
+    rejudged = cli.invoke(app, ["rejudge", str(out), "--out", str(tmp_path / "rj"), *here])
+    assert rejudged.exit_code == 0, rejudged.output

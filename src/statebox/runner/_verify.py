@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 import statebox
 from statebox.domains import Domain
 from statebox.episode import Limits
-from statebox.errors import ConfigError
+from statebox.errors import ConfigError, DomainError
 from statebox.judge import Judge, environment_diff, environment_parts
 from statebox.kit import PolicyMode
 from statebox.records import Manifest, TrialRecord, TrialStatus, trial_id
@@ -97,8 +97,21 @@ def campaign_domains(manifest: Manifest, registry: Registry) -> Registry:
             f"campaign {manifest.campaign_id} ran on {kind}: its servers hold the state, "
             "so its trials cannot be replayed offline"
         )
+    given = {s.domain for s in registry.sources}
+    recorded = {
+        str(row.get("ref")): str(row.get("domain"))
+        for row in manifest.settings.get("domain_provenance") or ()
+        if isinstance(row, dict)
+    }
     for ref in manifest.settings.get("domain_refs") or ():
-        d = load_domain_ref(str(ref))
+        if recorded.get(str(ref)) in given:
+            continue  # a --domain given now wins, unread: the recorded file may be gone
+        try:
+            d = load_domain_ref(str(ref))
+        except DomainError as exc:
+            raise DomainError(
+                f"{exc} (the campaign's recorded --domain; give --domain to say where it is now)"
+            ) from exc
         if d.name not in registry.domain_names():  # a --domain given now wins
             registry.register_domain(d)
     return registry
