@@ -114,6 +114,17 @@ def test_show_says_when_the_domain_is_gone(cli: CliRunner, campaign: Path) -> No
     assert "domain 'toy' is not installed; its field policy is unknown" in flat(shown.stderr)
 
 
+def test_show_names_a_given_domain_that_fails_to_load(
+    cli: CliRunner, campaign: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "raises.py").write_text("raise RuntimeError('boom at import')\n")
+    trial = read_trial_rows(campaign)[0].trial_id
+    shown = cli.invoke(app, ["show", str(campaign), trial, "--domain", str(tmp_path / "raises.py")])
+    assert shown.exit_code == 1
+    (line,) = shown.output.strip().splitlines()[-1:]
+    assert "RuntimeError: boom at import" in line
+
+
 def test_compare_takes_domain_and_names_a_changed_package(
     cli: CliRunner, campaign: Path, tmp_path: Path
 ) -> None:

@@ -915,8 +915,9 @@ def show(
         return  # nothing judged, or a server that compares states itself
     policy = manifest_field_policies([directory]).get(record.domain)
     if policy is None:
+        registry = _campaign_registry([directory], domain)  # a --domain given that fails: said
         try:
-            policy = _campaign_registry([directory], domain).domain(record.domain).field_policy
+            policy = registry.domain(record.domain).field_policy
         except StateboxError:
             err_console.print(
                 f"note: domain {record.domain!r} is not installed; its field policy is "
