@@ -93,3 +93,11 @@ def test_a_task_desk_starts_from_the_tasks_world_and_clock_and_keeps_the_allowli
 def test_suite_tasks_of_refuses_a_version_the_domain_does_not_ship() -> None:
     with pytest.raises(LookupError, match=r"domain loans ships no suite 2\.0"):
         suite_tasks_of(LOANS, "2.0")
+
+
+def test_setting_a_row_that_does_not_exist_is_an_error_not_a_silent_no_op() -> None:
+    with Desk.seeded(LOANS, NOW) as d:
+        with pytest.raises(AssertionError, match="no row of tickets matches"):
+            d.set("tickets", {"id": "TK-NOPE"}, {"status": "closed"})
+        with pytest.raises(TypeError, match="key must be a mapping"):
+            d.set("tickets", "TK-501", {"status": "closed"})  # type: ignore[arg-type]

@@ -167,9 +167,23 @@ class Desk:
         return next(iter(row.values()))
 
     def set(self, table: str, key: Mapping[str, Any], values: Mapping[str, Any]) -> None:
-        """Change rows directly (arranging a test's world), outside any tool call."""
+        """Change rows directly (arranging a test's world), outside any tool call.
+
+        Args:
+            table: The table.
+            key: Column → value of the rows to change, e.g. ``{"id": "LA-00001"}``.
+            values: Column → new value.
+
+        Raises:
+            AssertionError: No row matches ``key`` (a test arranging nothing would pass
+                without testing anything).
+        """
+        if not isinstance(key, Mapping):
+            raise TypeError(f"key must be a mapping such as {{'id': {key!r}}}, not {key!r}")
         with self.world.transaction() as tx:
-            tx.update(table, key, values)
+            changed = tx.update(table, key, values)
+        if changed == 0 and values:
+            raise AssertionError(f"no row of {table} matches {dict(key)}: nothing arranged")
 
     def close(self) -> None:
         """Close the world."""
