@@ -166,7 +166,9 @@ def _distribution_of(module: str) -> tuple[str | None, str | None]:
 
 def _checked(ref: str, value: Any) -> Domain:
     if not isinstance(value, Domain):
-        raise DomainError(f"domain reference {ref!r} is a {type(value).__name__}, not a Domain")
+        kind = type(value).__name__
+        article = "an" if kind[:1].lower() in "aeiou" else "a"
+        raise DomainError(f"domain reference {ref!r} is {article} {kind}, not a Domain")
     return value
 
 
