@@ -327,3 +327,118 @@ def test_tasks_new_needs_one_known_domain(cli: CliRunner, tmp_path: Path) -> Non
     assert none.exit_code == 1 and "name the domain with --domain" in none.output
     both = cli.invoke(app, ["tasks", "new", *out, "--domain", "retail", "--domain", "travel"])
     assert both.exit_code == 1 and "give one --domain" in both.output
+
+
+# --- what a recording keeps of the original -------------------------------------------
+
+
+def with_other_states(tmp_path: Path) -> Path:
+    """The toy task with an alternative trajectory and a declared end state, both
+    reaching its golden state (another order; a row upserted as it already is)."""
+    from statebox.tasks import dump_tasks, task_data
+
+    data = task_data(toy_task(PAY))
+    golden = data["golden"]
+    data["checks"] = {
+        **data["checks"],
+        "alternatives": [[golden[2], golden[3], golden[4]]],
+        "end_states": [{"accounts": [{"id": "A3", "status": "active"}]}],
+    }
+    path = tmp_path / "tasks.yaml"
+    path.write_text(dump_tasks([data]), encoding="utf-8")
+    return path
+
+
+def play_file(cli: CliRunner, tasks: Path, out: Path, typed: str) -> object:
+    args = ["play", PAY, "--tasks", str(tasks), "--domain", TOY_V2_REF, "--record", str(out)]
+    return cli.invoke(app, args, input=typed)
+
+
+def test_a_different_end_state_drops_the_originals_alternatives(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    tasks = with_other_states(tmp_path)
+    (original,) = load_tasks(tasks)
+    assert len(original.checks.alternatives) == 1 and len(original.checks.end_states) == 1
+    wrong = [
+        c.model_copy(update={"args": {**c.args, "amount": 40}}) if i == 3 else c
+        for i, c in enumerate(original.golden)
+    ]
+    out = tmp_path / "wrong.yaml"
+    result = play_file(cli, tasks, out, keys(tuple(wrong), "Done."))
+    assert result.exit_code == 0, result.output
+    line = (
+        "1 alternative trajectory(ies) and 1 declared end state(s) of the original dropped: "
+        "they reached the old golden state"
+    )
+    assert line in flat(result.output)
+    (recorded,) = load_tasks(out)
+    # Kept, they would accept both the old golden state (30 paid) and the new one (40).
+    assert recorded.checks.alternatives == () and recorded.checks.end_states == ()
+    assert recorded.checks.invariants == original.checks.invariants
+    assert line in flat(out.read_text(encoding="utf-8").replace("#", ""))
+
+
+def test_the_same_end_state_keeps_the_originals_alternatives(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    tasks = with_other_states(tmp_path)
+    (original,) = load_tasks(tasks)
+    out = tmp_path / "same.yaml"
+    result = play_file(cli, tasks, out, keys(original.golden, "Done: reopened and paid."))
+    assert result.exit_code == 0, result.output
+    assert "dropped" not in result.output
+    (recorded,) = load_tasks(out)
+    assert recorded.checks == original.checks
+
+
+@pytest.mark.parametrize(
+    ("where", "why"),
+    [
+        ("missing/t.yaml", "does not exist"),
+        ("afile/t.yaml", "is a file, not a folder"),
+        ("locked/t.yaml", "is not writable"),
+    ],
+)
+def test_an_unwritable_record_path_is_refused_before_playing(
+    cli: CliRunner, tmp_path: Path, where: str, why: str
+) -> None:
+    (tmp_path / "afile").write_text("x\n", encoding="utf-8")
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked").chmod(0o500)
+    if why == "is not writable" and os.access(tmp_path / "locked", os.W_OK):
+        pytest.skip("running as root: every folder is writable")
+    out = tmp_path / where
+    try:
+        result = play(cli, out, "done\n")
+    finally:
+        (tmp_path / "locked").chmod(0o700)
+    assert result.exit_code == 1
+    (line,) = result.output.strip().splitlines()  # nothing played: one line only
+    assert line.startswith(f"error: --record {out}: cannot write it: ") and why in line
+    assert "File exists" not in line and not out.exists()
+
+
+def test_a_folder_that_becomes_a_file_is_named_not_file_exists(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x\n", encoding="utf-8")
+    out = tmp_path / "afile" / "t.yaml"
+    with pytest.raises(Exception, match="is a file, not a folder") as err:
+        write_task_file(out, "ours\n", force=False)
+    assert "File exists" not in str(err.value)
+
+
+def test_a_failed_reply_check_is_not_called_accepted(cli: CliRunner, tmp_path: Path) -> None:
+    from statebox.tasks import dump_tasks, task_data
+
+    data = task_data(toy_task(PAY))
+    data["checks"] = {**data["checks"], "reply": {"must_contain": ["paid"]}}
+    tasks = tmp_path / "tasks.yaml"
+    tasks.write_text(dump_tasks([data]), encoding="utf-8")
+    out = tmp_path / "t.yaml"
+    result = play_file(cli, tasks, out, keys(toy_task(PAY).golden, "All sorted."))
+    assert result.exit_code == 0, result.output
+    said = flat(result.output)
+    assert f"FAILED: {PAY}" in said
+    assert f"Its end state is an accepted end state of {PAY} as it was." not in said
+    assert "as it was, but check(s) reply.must_contain[0] failed" in said
+    assert "validation will refuse the task" in said

@@ -216,8 +216,15 @@ def play(
         from statebox.tasks import task_data
 
         accepted = verdict.comparison.matches
+        failed = [c.name for c in verdict.checks if not c.passed and not c.skipped]
         note = (
-            f"Its end state is an accepted end state of {task.id} as it was."
+            (
+                f"Its end state is an accepted end state of {task.id} as it was."
+                if not failed
+                else f"Its end state is an accepted end state of {task.id} as it was, but "
+                f"check(s) {', '.join(failed)} failed: the oracle repeats these calls and "
+                "this reply, so validation will refuse the task until they pass."
+            )
             if accepted
             else f"Its end state differs from every accepted end state of {task.id} as it "
             f"was ({verdict.comparison.size} difference(s)): its golden state is now the "

@@ -10,7 +10,11 @@ The task file is written with the generators' serializer (`statebox.tasks.dump_t
 followed by commented notes: what the calls changed, table by table (the effects
 ``statebox tasks show`` prints), and checks to consider. A file is written atomically
 and never over an existing one unless asked (``--force``); if one appeared meanwhile,
-the recording is kept beside it.
+the recording is kept beside it. Its folder is checked before the session starts.
+
+The original's ``checks.alternatives`` and ``checks.end_states`` are kept only when the
+recorded calls reach its golden state: beside a different one they would make the task
+accept two opposite end states.
 """
 
 from __future__ import annotations
@@ -88,11 +92,23 @@ class Recording:
         return [f"golden[{i}] {c.tool} fails {c.fails}" for i, c in calls if c.fails]
 
 
+def _unwritable(folder: Path) -> str | None:
+    """Why a task file cannot be written in ``folder`` (None: it can)."""
+    if not folder.exists():
+        return f"its folder {folder} does not exist"
+    if not folder.is_dir():
+        return f"{folder} is a file, not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"its folder {folder} is not writable"
+    return None
+
+
 def check_target(out: Path, force: bool) -> None:
     """Refuse a ``--record`` target before the author starts playing.
 
     Raises:
-        ConfigError: It is a folder, or it exists and ``force`` is off.
+        ConfigError: It is a folder, it exists and ``force`` is off, or its folder is
+            missing, a file or not writable (found now, not after the session).
     """
     if out.is_dir():
         raise ConfigError(f"--record {out}: is a folder; name the task file to write")
@@ -100,6 +116,9 @@ def check_target(out: Path, force: bool) -> None:
         raise ConfigError(f"--record {out}: the file exists; pass --force to replace it")
     if out.suffix not in (".yaml", ".yml"):
         raise ConfigError(f"--record {out}: name a .yaml file (task files are YAML)")
+    why = _unwritable(out.parent)
+    if why is not None:
+        raise ConfigError(f"--record {out}: cannot write it: {why}")
 
 
 def write_task_file(out: Path, text: str, force: bool) -> Path:
@@ -112,7 +131,6 @@ def write_task_file(out: Path, text: str, force: bool) -> Path:
         ConfigError: The folder cannot be written.
     """
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".tmp", dir=out.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -130,7 +148,10 @@ def write_task_file(out: Path, text: str, force: bool) -> Path:
         os.unlink(tmp)
         return out
     except OSError as exc:
-        raise ConfigError(f"--record {out}: cannot write it: {exc.strerror or exc}") from exc
+        # Name the folder's fault rather than errno's words ("File exists" for a parent
+        # that is a file reads as if the task file were there).
+        why = _unwritable(out.parent) or exc.strerror or str(exc)
+        raise ConfigError(f"--record {out}: cannot write it: {why}") from exc
 
 
 def _leaves(value: Any, path: str) -> list[tuple[str, Any]]:
@@ -349,6 +370,38 @@ def _changes_state(changes: Sequence[Any]) -> bool:
     )
 
 
+def _without_other_states(data: dict[str, Any]) -> dict[str, Any]:
+    """A task mapping without its other accepted end states (alternatives, end_states)."""
+    checks = {
+        k: v for k, v in data.get("checks", {}).items() if k not in ("alternatives", "end_states")
+    }
+    out = {k: v for k, v in data.items() if k != "checks"}
+    return {**out, "checks": checks} if checks else out
+
+
+async def _reaches_golden(judge: Any, base: dict[str, Any], task: Task) -> bool:
+    """Whether ``task``'s golden state is the golden state of the task ``base`` was.
+
+    Compared as the judge compares a trial with ``base`` (its field policy and
+    ``dont_care``), against its golden state alone: not its alternatives or end states.
+    """
+    original = Task.model_validate(_without_other_states(base))
+    own = Task.model_validate(_without_other_states(task_data(task)))
+    await judge.prepare(original)
+    await judge.prepare(own)
+    return bool(judge.match(original, judge.golden_states(own)[0]).comparison.matches)
+
+
+def dropped_line(alternatives: int, end_states: int = 0) -> str:
+    """The note for the original's other accepted end states dropped from a recording."""
+    parts = []
+    if alternatives:
+        parts.append(f"{alternatives} alternative trajectory(ies)")
+    if end_states:
+        parts.append(f"{end_states} declared end state(s)")
+    return f"{' and '.join(parts)} of the original dropped: they reached the old golden state"
+
+
 def save_recording(
     domain: Any,
     base: dict[str, Any],
@@ -381,8 +434,19 @@ def save_recording(
     task = recorded(base, recording, read_only=not recording.calls)
     failure = None
     changes: list[Any] | None
+    notes = list(notes)
+    others = base.get("checks", {})
+    n_alt, n_end = len(others.get("alternatives", ())), len(others.get("end_states", ()))
     try:
-        changes = asyncio.run(golden_changes(Judge(domain), task))
+        judge = Judge(domain)
+        # The original's alternatives and end states were accepted beside ITS golden
+        # state; beside a different one they would accept two opposite end states.
+        others_stale = (n_alt or n_end) and base.get("golden")
+        if others_stale and not asyncio.run(_reaches_golden(judge, base, task)):
+            base = _without_other_states(base)
+            task = recorded(base, recording, read_only=task.read_only)
+            notes.append(dropped_line(n_alt, n_end))
+        changes = asyncio.run(golden_changes(judge, task))
     except (GoldenReplayError, TaskSpecError) as exc:
         changes, failure = None, str(exc)
     else:
