@@ -231,3 +231,149 @@ def test_cli_passes_the_toy_domain() -> None:
     assert result.exit_code == 0, result.output
     assert "domain toy: 0 findings, 0 notes" in result.stderr
     assert make_domain().name == "toy"
+
+
+@tool(mutates=False)
+def find_item(tx: WorldTx, ref: str) -> dict[str, Any]:
+    """Look an item up by reference (an argument name the probe cannot map to a table).
+
+    Args:
+        ref: Item reference, such as 'IT-1'.
+    """
+    row = tx.one("SELECT * FROM items WHERE id = ?", [ref])
+    if row is None:
+        raise ToolError("not_found", f"no item {ref}")
+    return row
+
+
+def test_a_read_only_tool_no_probe_call_ran_is_a_note() -> None:
+    result = check_domain(domain(find_item), tasks=[])
+    assert result.findings == ()
+    assert result.notes == (
+        "tool find_item: no probe call succeeded, so its read-only flag is unproven (every "
+        "call was refused; a golden trajectory that calls it shows it)",
+    )
+
+
+def test_a_golden_call_that_succeeds_proves_the_read_only_flag(tmp_path: Path) -> None:
+    from statebox.tasks import load_tasks
+
+    (tmp_path / "t.yaml").write_text(
+        """
+- id: broken.find.item.001
+  domain: broken
+  now: '2026-02-02T10:00:00+00:00'
+  initial_state: {items: [{id: IT-1, status: open}]}
+  user: {opening: Please close item IT-1.}
+  golden:
+    - {tool: find_item, args: {ref: IT-1}}
+    - {tool: close_item, args: {item_id: IT-1}}
+""",
+        encoding="utf-8",
+    )
+    result = check_domain(domain(find_item), tasks=load_tasks(tmp_path))
+    assert result.findings == () and result.notes == ()
+    assert result.golden_calls == 2
+
+
+@tool(mutates=False)
+def drop_items(tx: WorldTx, item_id: str) -> bool:
+    """Declared read-only, but drops a table (DDL: SQLite's change count misses it).
+
+    Args:
+        item_id: Item id.
+    """
+    tx.execute("DROP TABLE IF EXISTS items")
+    return True
+
+
+@tool(mutates=False)
+def make_scratch(tx: WorldTx) -> bool:
+    """Declared read-only, but creates a table.
+
+    Args:
+    """
+    tx.execute("CREATE TABLE scratch (id TEXT PRIMARY KEY)")
+    return True
+
+
+def test_a_read_only_tool_that_changes_the_schema() -> None:
+    found = lines(domain(drop_items, make_scratch))
+    assert found == [
+        "domain broken: tool drop_items: declared mutates=False changed the schema (arguments "
+        '{"item_id": "IT-1"})',
+        "domain broken: tool make_scratch: declared mutates=False changed the schema (arguments "
+        "{})",
+    ]
+
+
+@tool(mutates=True)
+def widen_items(tx: WorldTx, item_id: str) -> bool:
+    """Adds a column: a second call on the same world would fail (the column exists).
+
+    Args:
+        item_id: Item id.
+    """
+    tx.execute("ALTER TABLE items ADD COLUMN note TEXT")
+    return True
+
+
+def test_a_schema_change_does_not_reach_the_next_probe_call() -> None:
+    result = check_domain(domain(widen_items), tasks=[])
+    # Each probe call after the change runs on a fresh seeded world: no duplicate-column crash.
+    assert result.findings == ()
+    assert result.probe_calls > 1 + 2 + 2  # get_item, close_item and several widen_items calls
+
+
+def test_a_keyless_table_does_not_hide_the_field_policy_findings() -> None:
+    policy = FieldPolicy(excluded=(ExcludedField(table="items", column="colour", reason="x"),))
+    result = check_domain(
+        domain(schema_sql=SCHEMA + "CREATE TABLE log (line TEXT);", field_policy=policy),
+        tasks=[],
+    )
+    assert result.lines() == [
+        "domain broken: table log: no primary key (statebox compares rows by it)",
+        "domain broken: field policy: items.colour: table items has no column colour",
+    ]
+    assert result.unprobed == "table log has no primary key" and result.probe_calls == 0
+
+
+def _cli(tmp_path: Path, body: str) -> Any:
+    module = tmp_path / "cli_domain.py"
+    module.write_text(
+        "from statebox.domains import Domain\n"
+        "from statebox.world import ExcludedField, FieldPolicy\n" + body,
+        encoding="utf-8",
+    )
+    return CliRunner().invoke(app, ["domain", "check", str(module)])
+
+
+def test_cli_summary_says_when_and_why_the_tools_were_not_probed(tmp_path: Path) -> None:
+    result = _cli(
+        tmp_path,
+        "DOMAIN = Domain(name='broken', schema_sql='CREATE TABLE t (id TEXT PRIMARY KEY);', "
+        "seed={}, tools=[], policy='# P\\n\\nBe kind.\\n', field_policy=FieldPolicy(excluded=("
+        "ExcludedField(table='t', column='nope', reason='x'),)))\n",
+    )
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "domain broken: field policy: t.nope: table t has no column nope"
+    ]
+    assert "probed with" not in result.stderr
+    assert (
+        "domain broken: 1 findings, 0 notes (1 tools not probed: the field policy must name "
+        "existing columns first)"
+    ) in result.stderr
+
+
+def test_cli_does_not_claim_every_write_reached_when_one_was_not(tmp_path: Path) -> None:
+    result = _cli(
+        tmp_path,
+        "from tests.scaffold.test_check import archive_item, get_item\n"
+        "DOMAIN = Domain(name='broken', schema_sql='CREATE TABLE items (id TEXT PRIMARY KEY, "
+        "status TEXT NOT NULL, qty INTEGER NOT NULL);', seed={'items': [{'id': 'IT-1', "
+        "'status': 'open', 'qty': 1}]}, tools=[get_item, archive_item], policy='# P\\n\\nX.\\n')\n",
+    )
+    assert result.exit_code == 0, result.output
+    assert "tool archive_item: declared mutates=True" in result.stderr
+    assert "the probes made every mutating tool write" not in result.stderr

@@ -64,12 +64,17 @@ def check(
         out_console.print(line, highlight=False, soft_wrap=True)
     for note in result.notes:
         err_console.print(f"note: domain {result.domain}: {note}", highlight=False, soft_wrap=True)
+    if result.unprobed:
+        probed = f"{len(domain.tools)} tools not probed: {result.unprobed}"
+    else:
+        probed = (
+            f"{len(domain.tools)} tools probed with {result.probe_calls} calls on seeded worlds, "
+            f"{result.golden_calls} golden calls replayed"
+            + (" — the probes made every mutating tool write" if result.seed_wrote_all else "")
+        )
     err_console.print(
         f"domain {result.domain}: {len(result.findings)} findings, {len(result.notes)} notes "
-        f"({len(domain.tools)} tools probed with {result.probe_calls} calls on seeded worlds, "
-        f"{result.golden_calls} golden calls replayed"
-        + (" — the probes made every mutating tool write" if result.golden_calls == 0 else "")
-        + ")",
+        f"({probed})",
         highlight=False,
         soft_wrap=True,
     )

@@ -10,12 +10,19 @@ What is checked, each a `Finding` (one line: ``domain NAME: SUBJECT: MESSAGE``):
   arguments of one row together, then one argument varied at a time; then the golden
   trajectories of the domain's own tasks are replayed. A ``mutates=False`` tool that
   writes is a finding; so is a tool that raises on arguments its schema accepts (an
-  agent's call must get a structured error, never a system error). A ``mutates=True``
+  agent's call must get a structured error, never a system error). A ``mutates=False``
+  tool that changes the schema (``CREATE``/``ALTER``/``DROP``, which SQLite's change
+  count misses) is a finding too; the probe world is rebuilt after it. A ``mutates=True``
   tool that no probe and no golden call made write is a *note*: a write may need a
-  state the probes did not reach, so it is not proof of a wrong flag;
+  state the probes did not reach, so it is not proof of a wrong flag; so is a
+  ``mutates=False`` tool no probe or golden call ran without a refusal (its read-only
+  flag was never exercised);
 - every table has a primary key (statebox compares rows by it);
 - the field policy names existing tables and columns, no key column, each with a reason;
 - the policy text is not empty.
+
+Every check that can run does: a table without a key still has its field policy
+checked; when the tools cannot be probed, `DomainCheck.unprobed` says why.
 """
 
 from __future__ import annotations
@@ -39,7 +46,15 @@ from statebox.world import World, WorldTemplate
 __all__ = ["DomainCheck", "Finding", "check_domain"]
 
 FindingKind = Literal[
-    "tool_doc", "argument", "mutates", "crash", "primary_key", "field_policy", "policy", "schema"
+    "tool_doc",
+    "argument",
+    "mutates",
+    "schema_change",
+    "crash",
+    "primary_key",
+    "field_policy",
+    "policy",
+    "schema",
 ]
 
 PROBE_NOW = datetime(2026, 1, 15, 12, 0, tzinfo=UTC)
@@ -69,11 +84,16 @@ class DomainCheck(Model):
     findings: tuple[Finding, ...] = ()
     """Problems (``statebox domain check`` exits 1 when there is one)."""
     notes: tuple[str, ...] = ()
-    """What could not be proven either way (a mutating tool no probe made write)."""
+    """What could not be proven either way (a mutating tool no probe made write, a
+    read-only tool no call ran without a refusal)."""
+    unprobed: str = ""
+    """Why the tools were not probed (empty: they were)."""
     probe_calls: int = 0
     """Tool calls made on seeded worlds."""
     golden_calls: int = 0
     """Golden calls replayed."""
+    seed_wrote_all: bool = False
+    """Whether the seeded probes alone made every mutating tool write."""
 
     def lines(self) -> list[str]:
         """One line per finding: ``domain NAME: SUBJECT: MESSAGE``."""
@@ -94,22 +114,25 @@ def check_domain(domain: Domain, tasks: Sequence[Task] | None = None) -> DomainC
     findings: list[Finding] = []
     notes: list[str] = []
     findings += _tool_docs(domain)
-    keys = _primary_keys(domain, findings)
+    columns, keyless = _primary_keys(domain, findings)
     policy = domain.policy_text(record_steps=True).strip()
     if not policy:
         findings.append(Finding(kind="policy", subject="policy", message="the text is empty"))
-    if keys is None:
-        return DomainCheck(domain=domain.name, findings=tuple(findings))
-    policy_findings = _field_policy(domain, keys)
+    if columns is None:
+        return _unprobed(domain, findings, notes, "the schema does not build")
+    policy_findings = _field_policy(domain, columns)
     findings += policy_findings
+    if keyless:  # no world can be built on a keyless table
+        return _unprobed(domain, findings, notes, f"table {keyless[0]} has no primary key")
     try:
         template = domain.template()
     except StateboxError as exc:
         if policy_findings:  # the template refuses the same columns: said above
-            notes.append("tools not probed: the field policy must name existing columns first")
+            reason = "the field policy must name existing columns first"
         else:
             findings.append(Finding(kind="schema", subject="seed", message=str(exc)))
-        return DomainCheck(domain=domain.name, findings=tuple(findings), notes=tuple(notes))
+            reason = "the seed does not load"
+        return _unprobed(domain, findings, notes, reason)
     if tasks is None:
         try:
             tasks = _own_tasks(domain)
@@ -120,6 +143,7 @@ def check_domain(domain: Domain, tasks: Sequence[Task] | None = None) -> DomainC
     skip = set() if policy else {"search_policy"}
     probe = _FlagProbe(domain, template, tasks[0].now if tasks else PROBE_NOW, skip)
     probe.seeded()
+    seed_wrote_all = all(n in probe.wrote for n, s in domain.tools.items() if s.mutates)
     probe.golden(tasks)
     findings += probe.findings
     for name in sorted(domain.tools):
@@ -129,12 +153,26 @@ def check_domain(domain: Domain, tasks: Sequence[Task] | None = None) -> DomainC
                 f"tool {name}: declared mutates=True, but no probe and no golden call made it "
                 "write (not provable either way: a golden trajectory that calls it shows it)"
             )
+        elif not spec.mutates and name not in probe.succeeded | probe.skip | probe.disproven:
+            notes.append(
+                f"tool {name}: no probe call succeeded, so its read-only flag is unproven "
+                "(every call was refused; a golden trajectory that calls it shows it)"
+            )
     return DomainCheck(
         domain=domain.name,
         findings=tuple(findings),
         notes=tuple(notes),
         probe_calls=probe.calls,
         golden_calls=probe.golden_calls,
+        seed_wrote_all=seed_wrote_all,
+    )
+
+
+def _unprobed(
+    domain: Domain, findings: list[Finding], notes: list[str], reason: str
+) -> DomainCheck:
+    return DomainCheck(
+        domain=domain.name, findings=tuple(findings), notes=tuple(notes), unprobed=reason
     )
 
 
@@ -166,11 +204,14 @@ def _tool_docs(domain: Domain) -> list[Finding]:
     return out
 
 
-def _primary_keys(domain: Domain, findings: list[Finding]) -> dict[str, set[str]] | None:
+def _primary_keys(
+    domain: Domain, findings: list[Finding]
+) -> tuple[dict[str, set[str]] | None, list[str]]:
     """Table → columns (a scratch build of the schema); tables without a key are findings.
 
     Returns:
-        None when the schema does not build or a table has no key (no world can be built).
+        The columns (None when the schema does not build) and the tables without a key
+        (no world can be built on them).
     """
     conn = sqlite3.connect(":memory:")
     try:
@@ -178,7 +219,7 @@ def _primary_keys(domain: Domain, findings: list[Finding]) -> dict[str, set[str]
             conn.executescript(domain.schema_sql)
         except sqlite3.Error as exc:
             findings.append(Finding(kind="schema", subject="schema", message=str(exc)))
-            return None
+            return None, []
         tables = [
             r[0]
             for r in conn.execute(
@@ -187,12 +228,12 @@ def _primary_keys(domain: Domain, findings: list[Finding]) -> dict[str, set[str]
             )
         ]
         columns: dict[str, set[str]] = {}
-        ok = True
+        keyless: list[str] = []
         for t in tables:
             info = conn.execute(f'PRAGMA table_info("{t}")').fetchall()
             columns[t] = {r[1] for r in info}
             if not any(r[5] for r in info):
-                ok = False
+                keyless.append(t)
                 findings.append(
                     Finding(
                         kind="primary_key",
@@ -200,7 +241,7 @@ def _primary_keys(domain: Domain, findings: list[Finding]) -> dict[str, set[str]
                         message="no primary key (statebox compares rows by it)",
                     )
                 )
-        return columns if ok else None
+        return columns, keyless
     finally:
         conn.close()
 
@@ -299,23 +340,31 @@ class _FlagProbe:
         self.template = template
         self.now = now
         self.wrote: set[str] = set()
+        self.succeeded: set[str] = set()
+        """Tools a call ran without a refusal."""
+        self.disproven: set[str] = set()
+        """Read-only tools found writing or changing the schema."""
         self.findings: list[Finding] = []
         self._flagged: set[tuple[str, str]] = set()
         self.calls = 0
         self.golden_calls = 0
 
-    def _call(self, dispatcher: Dispatcher, tool: str, args: dict[str, Any]) -> None:
+    def _call(self, dispatcher: Dispatcher, tool: str, args: dict[str, Any]) -> bool:
+        """One call; returns whether it changed the schema (the world is then unlike the seed)."""
         spec = self.domain.tools[tool]
+        # SQLite's change count misses DDL; the schema version counts every schema change.
+        before = _schema_version(dispatcher)
         try:
             result = dispatcher.call(ToolCall(tool=tool, args=args))
         except StateboxError as exc:
             if "declared read-only but wrote" in str(exc):
+                self.disproven.add(tool)
                 self._flag(
                     "mutates", tool, f"declared mutates=False but wrote (arguments {_short(args)})"
                 )
-                return
-            self._flag("crash", tool, f"raised {exc} on arguments {_short(args)}")
-            return
+            else:
+                self._flag("crash", tool, f"raised {exc} on arguments {_short(args)}")
+            return _schema_version(dispatcher) != before
         except Exception as exc:  # a bug in the tool: what an agent's call must not cause
             self._flag(
                 "crash",
@@ -323,9 +372,20 @@ class _FlagProbe:
                 f"raised {type(exc).__name__}: {exc} on arguments {_short(args)} (an agent's "
                 "call must get a structured error, never a system error)",
             )
-            return
-        if result.ok and result.wrote and spec.mutates:
-            self.wrote.add(tool)
+            return _schema_version(dispatcher) != before
+        changed = _schema_version(dispatcher) != before
+        if changed and not spec.mutates:
+            self.disproven.add(tool)
+            self._flag(
+                "schema_change",
+                tool,
+                f"declared mutates=False changed the schema (arguments {_short(args)})",
+            )
+        if result.ok:
+            self.succeeded.add(tool)
+            if result.wrote and spec.mutates:
+                self.wrote.add(tool)
+        return changed
 
     def _flag(self, kind: FindingKind, tool: str, message: str) -> None:
         if (kind, tool) in self._flagged:
@@ -348,18 +408,28 @@ class _FlagProbe:
                     _argument_sets(self.domain.tools[name], values), _CALLS_PER_TOOL
                 ):
                     self.calls += 1
-                    self._call(dispatcher, name, args)
+                    if self._call(dispatcher, name, args):
+                        # A changed schema must not reach the next call: a fresh world.
+                        world.close()
+                        world = self.template.clone(self.now)
+                        dispatcher = Dispatcher(world, self.domain.tools)
             finally:
                 world.close()
 
     def golden(self, tasks: Sequence[Task]) -> None:
-        """Replay golden trajectories that call a tool not yet seen writing."""
+        """Replay golden trajectories that call a tool not yet proven.
+
+        Not yet proven: a mutating tool not seen writing, a read-only tool no call ran
+        without a refusal.
+        """
         worlds = WorldCache()
         mutating = {n for n, s in self.domain.tools.items() if s.mutates}
+        read_only = set(self.domain.tools) - mutating - self.skip
         for task in tasks:
-            if mutating <= self.wrote:
+            unproven = (mutating - self.wrote) | (read_only - self.succeeded - self.disproven)
+            if not unproven:
                 return
-            if not {c.tool for c in task.golden} & (mutating - self.wrote):
+            if not {c.tool for c in task.golden} & unproven:
                 continue
             try:
                 world = worlds.clone(self.domain, task)
@@ -370,7 +440,8 @@ class _FlagProbe:
                 for call in task.golden:
                     if call.tool in self.domain.tools:
                         self.golden_calls += 1
-                        self._call(dispatcher, call.tool, dict(call.args))
+                        if self._call(dispatcher, call.tool, dict(call.args)):
+                            break  # the rest of it would run on a schema unlike the task's
             finally:
                 world.close()
 
@@ -414,6 +485,11 @@ def _argument_sets(spec: ToolSpec, values: _Values) -> Iterator[dict[str, Any]]:
             args = {k: v for k, v in base.items() if k != arg}
             if fresh(args):
                 yield args
+
+
+def _schema_version(dispatcher: Dispatcher) -> int:
+    row = dispatcher.world.conn.execute("PRAGMA schema_version").fetchone()
+    return int(row[0])
 
 
 def _short(args: dict[str, Any], limit: int = 160) -> str:
