@@ -146,7 +146,9 @@ ForceOption = Annotated[
 @app.command()
 @handled
 def play(
-    task_id: Annotated[str, typer.Argument(help="Task id, e.g. retail.orders.cancel-one-of-two.001.")],
+    task_id: Annotated[
+        str, typer.Argument(help="Task id, e.g. retail.orders.cancel-one-of-two.001.")
+    ],
     tasks: Annotated[
         list[Path] | None, typer.Option(help="Task YAML file or folder (default: installed).")
     ] = None,
