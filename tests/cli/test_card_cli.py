@@ -83,7 +83,8 @@ def test_card_of_a_2_0_suite_marks_each_target_beside_1_0_and_thinkingbox(
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
-    assert (data["suite"], data["bench"]) == ("toy@2.0", "statebox-bench 2.0")
+    # The toy is a domain of its own (not built in): never labelled as the benchmark.
+    assert (data["suite"], data["bench"]) == ("toy@2.0", "toy's own tasks")
     assert data["domains"][0]["splits"] == {"test": 3, "train": 1}  # both splits
     shape = data["shape"]
     assert shape["version"] == "2.0" and shape["targets"]["test_tasks"] == 100
