@@ -132,7 +132,14 @@ def test_ctrl_c_stops_a_campaign_promptly_and_it_resumes(tmp_path: Path) -> None
     out = tmp_path / "run"
     cmd = [str(STATEBOX), "run", "--tasks", str(TOY_TASKS), "--domain", TOY_REF,
            "--agent", "fault", "--trials", "800", "--out", str(out)]  # fmt: skip
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # A terminal's Ctrl-C reaches a process whose SIGINT is the default; the suite may have
+    # been started as a background job, which inherits SIGINT ignored (POSIX), so say so.
+    proc = subprocess.Popen(
+        cmd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if (out / RESULTS_FILE).exists() and (out / RESULTS_FILE).stat().st_size > 20_000:
