@@ -8,17 +8,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from fixtures.support import TOY_DIR, TOY_REF
+from fixtures.support import TOY_DIR, TOY_REF, flat
 from statebox.cli import app
 from statebox.errors import DomainError
 from statebox.records import read_trial_rows
 from statebox.registry import default_registry, resolve_domain_ref
 
 TOY_FILE = str(TOY_DIR / "__init__.py")
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 @pytest.fixture

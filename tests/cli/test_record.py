@@ -20,7 +20,7 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from fixtures.support import TOY_DIR, TOY_V2_REF
+from fixtures.support import TOY_DIR, TOY_V2_REF, flat
 from fixtures.toy import DOMAIN_V2
 from statebox.cli import app
 from statebox.cli._play import NO_USER
@@ -33,10 +33,6 @@ REPO = Path(__file__).resolve().parents[2]
 PAY = "toy.pay.unfreeze-then-pay.001"
 NOW = "2025-10-01T13:00:00+00:00"
 CONTACT = REPO / "src/statebox/domains/auto_insurance/tasks_v2/test/contact.yaml"
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 def keys(calls: tuple[GoldenCall, ...], done: str) -> str:

@@ -10,7 +10,7 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from fixtures.support import INVALID_TASKS, TOY_DIR, TOY_REF, TOY_TASKS
+from fixtures.support import INVALID_TASKS, TOY_DIR, TOY_REF, TOY_TASKS, flat
 from fixtures.toy import DOMAIN
 from statebox.cli import app
 from statebox.cli._task_view import print_task
@@ -18,10 +18,6 @@ from statebox.judge import Judge, golden_changes
 from statebox.tasks import load_tasks, parse_tasks
 
 NOTE = "toy.freeze.note.001"
-
-
-def flat(text: str) -> str:
-    return " ".join(text.split())
 
 
 @pytest.fixture(scope="module")
