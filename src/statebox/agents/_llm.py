@@ -48,6 +48,8 @@ from statebox.llm import (
     ModelConfig,
     ModelHub,
     RequestedCall,
+    TokenTrace,
+    TokenTurn,
     ToolOutput,
     ToolSchema,
     UserText,
@@ -129,8 +131,9 @@ ThinkTool: TypeAlias = Literal["statebox", "tau-bench"]
 """Which think tool an agent is offered: statebox's own, or the published τ-bench one."""
 
 _INVALID_JSON_KEY = "_invalid_json_arguments"
-_NOT_IDENTITY = frozenset({"base_url", "timeout_s", "max_connections"})
-"""Where and how fast the model is reached, not which agent it is: left out of the id."""
+_NOT_IDENTITY = frozenset({"base_url", "timeout_s", "max_connections", "trace_tokens"})
+"""Where and how fast the model is reached, and what is recorded of it (token traces
+ask for logprobs, which change no sample), not which agent it is: left out of the id."""
 
 
 class AgentLimitReached(Exception):
@@ -181,6 +184,18 @@ class LLMAgent:
         self.thought_steps: list[int] = []
         """Per thought, the tool calls sent to the Episode before it."""
         self._think_prompt = factory.think_prompts.get(ctx.task.domain)
+        self._token_turns: list[TokenTurn] = []
+
+    @property
+    def token_trace(self) -> TokenTrace | None:
+        """The token ids and logprobs of every model turn (None: not traced).
+
+        Kept in the trial record; never read by the judge.
+        """
+        config = self._client.config
+        if not config.trace_tokens:
+            return None
+        return TokenTrace.of(config.label, self._token_turns)
 
     @property
     def config(self) -> dict[str, Any]:
@@ -269,6 +284,8 @@ class LLMAgent:
             reply = await self._client.complete(
                 self._system, self._messages, self._tools, headers=self._headers
             )
+            if reply.tokens is not None:
+                self._token_turns.append(reply.tokens)
             self._messages.append(
                 AssistantTurn(text=reply.text, calls=reply.calls, reasoning=reply.reasoning)
             )
@@ -349,6 +366,7 @@ class LLMAgentFactory:
             ),
             **({"reasoning_effort": m.reasoning_effort} if m.reasoning_effort else {}),
             **({"error_guidance": True} if self.error_guidance else {}),
+            **({"trace_tokens": True} if m.trace_tokens else {}),
         }
 
     @property

@@ -33,9 +33,16 @@ from statebox.llm._messages import (
     UserText,
     task_headers,
 )
-from statebox.llm._protocol_server import ProtocolRequest, ProtocolServer, Reply, Responder
+from statebox.llm._protocol_server import (
+    ByteTokenizer,
+    ProtocolRequest,
+    ProtocolServer,
+    Reply,
+    Responder,
+)
 from statebox.llm._retry import call_with_retry, retry_after_s, should_retry
 from statebox.llm._setup import ModelSetup
+from statebox.llm._tokens import VLLM_VERSION, TokenTrace, TokenTurn, token_turn
 from statebox.llm._usage import ModelCall, Usage, UsageMeter, metering, record_call
 
 __all__ = [
@@ -44,7 +51,9 @@ __all__ = [
     "TASK_HEADER",
     "USER_HEADER",
     "USER_STOP",
+    "VLLM_VERSION",
     "AssistantTurn",
+    "ByteTokenizer",
     "Completion",
     "EndpointLimiter",
     "KeyLookup",
@@ -65,6 +74,8 @@ __all__ = [
     "Responder",
     "RetryPolicy",
     "Role",
+    "TokenTrace",
+    "TokenTurn",
     "ToolOutput",
     "ToolSchema",
     "Usage",
@@ -82,4 +93,5 @@ __all__ = [
     "retry_after_s",
     "should_retry",
     "task_headers",
+    "token_turn",
 ]

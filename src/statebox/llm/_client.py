@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -30,9 +31,12 @@ from statebox.llm._messages import (
     UserText,
 )
 from statebox.llm._retry import call_with_retry
+from statebox.llm._tokens import VLLM_TOKEN_FIELDS, VLLM_VERSION, token_turn
 from statebox.llm._usage import ModelCall, record_call
 
 __all__ = ["KeyLookup", "ModelClient", "ModelHub"]
+
+_log = logging.getLogger("statebox.llm")
 
 KeyLookup = Callable[[str], SecretStr | None]
 """Reads an API key from the environment variable of that name (see `Settings.secret`)."""
@@ -55,6 +59,24 @@ class ModelHub:
         self.prices = prices or PriceTable()
         self._sdk: dict[tuple[str, str | None, str], Any] = {}
         self._limits: dict[tuple[str, str | None, str], asyncio.Semaphore] = {}
+        self._untraced: set[tuple[str | None, str]] = set()
+
+    def warn_untraced(self, config: ModelConfig, role: Role, missing: str) -> None:
+        """Warn, once per endpoint and model, that a traced call came back without tokens."""
+        key = (config.base_url, config.model)
+        if key in self._untraced:
+            return
+        self._untraced.add(key)
+        where = f" at {config.base_url}" if config.base_url else ""
+        _log.warning(
+            "%s model %s%s returned no %s although trace_tokens is on (vLLM >= %s returns "
+            "them); recorded as absent in the trial's token_trace",
+            role,
+            config.label,
+            where,
+            missing,
+            VLLM_VERSION,
+        )
 
     def client(self, config: ModelConfig, role: Role) -> ModelClient:
         """A client for one role.
@@ -258,6 +280,9 @@ class ModelClient:
                     kwargs["reasoning_effort"] = c.reasoning_effort
                 if headers:
                     kwargs["extra_headers"] = headers
+                if c.trace_tokens:
+                    kwargs["logprobs"] = True
+                    kwargs["extra_body"] = dict(VLLM_TOKEN_FIELDS)
                 return await sdk.chat.completions.create(**kwargs)
             akw: dict[str, Any] = {
                 "model": c.model,
@@ -288,6 +313,20 @@ class ModelClient:
         latency = time.perf_counter() - t0
         if c.provider == "openai":
             completion, tokens = self._from_openai(done.value)
+            if c.trace_tokens:
+                turn = token_turn(done.value)
+                if not turn.complete:
+                    missing = [
+                        name
+                        for name, value in (
+                            ("prompt token ids", turn.prompt_tail),
+                            ("completion token ids", turn.completion_token_ids),
+                            ("logprobs", turn.completion_logprobs),
+                        )
+                        if value is None
+                    ]
+                    self.hub.warn_untraced(c, self.role, ", ".join(missing))
+                completion = completion._replace(tokens=turn)
         else:
             completion, tokens = self._from_anthropic(done.value)
         price = self.hub.prices.price(c.provider, c.model)

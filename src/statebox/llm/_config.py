@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Literal, TypeAlias
 
 import yaml
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, model_validator
 
 from statebox._model import Model
 from statebox.errors import ConfigError
@@ -69,6 +69,20 @@ class ModelConfig(Model):
     temperature is then left to the endpoint (Anthropic requires its default)."""
     reasoning_effort: Literal["minimal", "low", "medium", "high"] | None = None
     """OpenAI reasoning effort for reasoning models (None: the endpoint's default)."""
+    trace_tokens: bool = False
+    """Ask the endpoint for the prompt's and the completion's token ids and the sampled
+    tokens' logprobs (vLLM's ``return_token_ids``, OpenAI's ``logprobs``) and record
+    them with the trial (`statebox.llm.TokenTrace`; docs/training.md). OpenAI-compatible
+    endpoints only; one that does not return them is recorded as absent, with a warning."""
+
+    @model_validator(mode="after")
+    def _traced_provider(self) -> ModelConfig:
+        if self.trace_tokens and self.provider != "openai":
+            raise ValueError(
+                "trace_tokens: token ids come from an OpenAI-compatible endpoint "
+                "(vLLM); the anthropic API returns none"
+            )
+        return self
 
     @property
     def key_env(self) -> str:

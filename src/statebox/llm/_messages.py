@@ -12,6 +12,7 @@ from typing import Any, Literal, NamedTuple, TypeAlias
 from urllib.parse import urlsplit
 
 from statebox._model import Model
+from statebox.llm._tokens import TokenTurn
 
 __all__ = [
     "DONE_MARKER",
@@ -98,6 +99,8 @@ class Completion(NamedTuple):
     text: str
     calls: tuple[RequestedCall, ...]
     reasoning: tuple[dict[str, Any], ...] = ()
+    tokens: TokenTurn | None = None
+    """Its token ids and logprobs, when the model's config traces tokens."""
 
 
 DONE_MARKER = "<DONE>"

@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 from statebox._hosts import allowed_hosts, host_name
 
-__all__ = ["ProtocolRequest", "ProtocolServer", "Reply", "Responder"]
+__all__ = ["ByteTokenizer", "ProtocolRequest", "ProtocolServer", "Reply", "Responder"]
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,73 @@ def _parse(
     return ProtocolRequest(protocol, str(body.get("model", "")), system, msgs, tools, headers, body)
 
 
+class ByteTokenizer:
+    """The loopback server's tokenizer: a token id is a UTF-8 byte plus `OFFSET`.
+
+    The prompt renders the tools, then each message in order (so a longer conversation's
+    prompt extends the shorter one's, as a chat template's does); the completion renders
+    the reply's text and then each tool call as ``<tool_call>{...}</tool_call>`` (vLLM's
+    ``token_ids`` are the raw sampled ids, before the tool-call parser).
+    """
+
+    OFFSET = 3
+    """Ids below it are special tokens (never emitted)."""
+
+    @classmethod
+    def encode(cls, text: str) -> list[int]:
+        """The ids of ``text``."""
+        return [b + cls.OFFSET for b in text.encode("utf-8")]
+
+    @classmethod
+    def decode(cls, ids: list[int] | tuple[int, ...]) -> str:
+        """The text of ``ids``."""
+        return bytes(i - cls.OFFSET for i in ids).decode("utf-8")
+
+    @staticmethod
+    def prompt(body: dict[str, Any]) -> str:
+        """The rendered prompt of a chat-completions request body."""
+        tools = "<|tools|>" + json.dumps(body.get("tools") or [], sort_keys=True) + "\n"
+        messages = body.get("messages", [])
+        return tools + "".join(f"<|msg|>{json.dumps(m, sort_keys=True)}\n" for m in messages)
+
+    @staticmethod
+    def completion(text: str, calls: tuple[tuple[str, str], ...]) -> str:
+        """The rendered completion of a reply."""
+        rendered = [
+            "<tool_call>" + json.dumps({"name": n, "arguments": a}) + "</tool_call>"
+            for n, a in calls
+        ]
+        return text + "".join(rendered)
+
+    @staticmethod
+    def logprob(token_id: int, position: int) -> float:
+        """A made-up but fixed logprob of the token sampled at ``position``."""
+        return -((token_id * 31 + position * 7) % 97) / 64
+
+
+def _vllm_tokens(body: dict[str, Any], r: Reply, out: dict[str, Any]) -> None:
+    """Add vLLM's token fields to ``out`` as far as ``body`` asked for them."""
+    tok = ByteTokenizer
+    ids = tok.encode(tok.completion(r.text, r.calls))
+    choice = out["choices"][0]
+    if body.get("return_token_ids"):
+        out["prompt_token_ids"] = tok.encode(tok.prompt(body))
+        choice["token_ids"] = ids
+    if body.get("logprobs"):
+        as_ids = bool(body.get("return_tokens_as_token_ids"))
+        choice["logprobs"] = {
+            "content": [
+                {
+                    "token": f"token_id:{t}" if as_ids else chr(t - tok.OFFSET),
+                    "logprob": tok.logprob(t, i),
+                    "bytes": [t - tok.OFFSET],
+                    "top_logprobs": [],
+                }
+                for i, t in enumerate(ids)
+            ]
+        }
+
+
 def _openai_body(req: ProtocolRequest, r: Reply, n: int) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": r.text or None}
     if r.calls:
@@ -186,14 +253,24 @@ class ProtocolServer:
         responder: Answers each request.
         host: Interface to bind (loopback by default).
         port: Port (0: any free one).
+        vllm_tokens: Answer vLLM's token fields (``return_token_ids``, ``logprobs``) on
+            chat completions; off, they are ignored, as an endpoint without them does.
 
     Example:
         >>> with ProtocolServer(lambda req: Reply(text="hi <DONE>")) as server:
         ...     url = server.openai_url  # http://127.0.0.1:PORT/v1
     """
 
-    def __init__(self, responder: Responder, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        responder: Responder,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        vllm_tokens: bool = False,
+    ) -> None:
         self.responder = responder
+        self.vllm_tokens = vllm_tokens
         self.requests: list[ProtocolRequest] = []
         self._lock = threading.Lock()
         hosts = allowed_hosts(host)
@@ -245,7 +322,10 @@ class ProtocolServer:
                     )
                     return
                 make = _openai_body if protocol == "openai" else _anthropic_body
-                self._send(200, make(req, reply, n), reply.headers)
+                out = make(req, reply, n)
+                if protocol == "openai" and outer.vllm_tokens:
+                    _vllm_tokens(body, reply, out)
+                self._send(200, out, reply.headers)
 
             def _send(
                 self, status: int, data: dict[str, Any], headers: dict[str, str] | None = None

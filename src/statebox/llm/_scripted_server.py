@@ -191,10 +191,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--port-file", type=Path, help="write the bound port here")
     p.add_argument("--calls-per-turn", type=int, default=2)
     p.add_argument("--delay-s", type=float, default=0.0, help="wait before each reply")
+    p.add_argument(
+        "--vllm-tokens",
+        action="store_true",
+        help="answer vLLM's return_token_ids and logprobs (byte-level token ids)",
+    )
     args = p.parse_args(argv)
     tasks = load_tasks(args.tasks) if args.tasks else _suite_tasks(args.suite or "all")
     server = ProtocolServer(
-        GoldenResponder(tasks, args.calls_per_turn, args.delay_s), args.host, args.port
+        GoldenResponder(tasks, args.calls_per_turn, args.delay_s),
+        args.host,
+        args.port,
+        vllm_tokens=args.vllm_tokens,
     )
     if args.port_file:
         tmp = args.port_file.with_suffix(".tmp")

@@ -17,7 +17,7 @@ from statebox._model import Model
 from statebox.dialogue import GroundingAudit
 from statebox.episode import Event, TerminationReason
 from statebox.judge import Verdict
-from statebox.llm import ModelCall, Usage
+from statebox.llm import ModelCall, TokenTrace, Usage
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -152,6 +152,11 @@ class TrialRecord(Model):
     """Why the episode ended."""
     transcript: tuple[Event, ...] = ()
     """Every event of the episode."""
+    token_trace: TokenTrace | None = None
+    """The agent model's prompt and completion token ids and logprobs per model turn
+    (None: its config does not trace tokens). Placed beside the transcript so the lean
+    reader of reports (`statebox.records.read_trial_rows`) skips it with the transcript;
+    never read by the judge."""
     timings: Timings
     """Durations."""
     started_at: AwareDatetime

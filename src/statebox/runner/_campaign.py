@@ -54,7 +54,7 @@ from statebox.judge import (
     environment_parts,
 )
 from statebox.kit import PolicyMode
-from statebox.llm import UsageMeter, metering
+from statebox.llm import TokenTrace, UsageMeter, metering
 from statebox.records import (
     ERRORS_FILE,
     MANIFEST_FILE,
@@ -547,6 +547,7 @@ class _Runner:
             verdict=verdict,
             termination=termination,
             transcript=transcript,
+            token_trace=_token_trace(actor),
             started_at=started,
             error=error,
             timings=Timings(episode_s=t_episode, judge_s=t_judge, total_s=time.perf_counter() - t0),
@@ -595,6 +596,12 @@ class _Runner:
             )
             self.writer.write(record)
         return record
+
+
+def _token_trace(actor: object) -> TokenTrace | None:
+    """The agent's token trace, if it keeps one (`LLMAgent.token_trace`)."""
+    trace = getattr(actor, "token_trace", None)
+    return trace if isinstance(trace, TokenTrace) else None
 
 
 async def _run_pending(
