@@ -142,6 +142,7 @@ class StateboxTrlEnvironment:
         self._final = ""
         self._verdict: Verdict | None = None
         self._fault: str | None = None
+        self._start: Observation | None = None
         self.trial_id: str | None = None
         """The current rollout's trial id (``<task id>/<n>``), named by its errors."""
 
@@ -184,6 +185,7 @@ class StateboxTrlEnvironment:
         )
         self._episode = episode
         obs = self._run(episode.reset())
+        self._start = obs
         return _opening(obs)
 
     def get_reward(self) -> float:
@@ -226,6 +228,24 @@ class StateboxTrlEnvironment:
         if obs.done:
             return "(The user has ended the conversation.)"
         return obs.user_message or ""
+
+    # Private (every public function is a TRL tool): the other adapters' use of one rollout.
+
+    def _say(self, message: str) -> tuple[str, bool]:
+        """Send ``message`` to the user: (their reply, whether the episode has ended)."""
+        reply = self.send_message_to_user(message)
+        return reply, self._live() is None
+
+    def _finish(self, final: str) -> float:
+        """End the episode with ``final`` as its final response and judge it (`get_reward`)."""
+        if self._verdict is None and self._fault is None:
+            self._final = final
+        return self.get_reward()
+
+    @property
+    def _over(self) -> bool:
+        """The episode has ended (the policy's last action, a limit, or a fault)."""
+        return self._live() is None
 
     @property
     def verdict(self) -> Verdict | None:
