@@ -25,7 +25,7 @@ import pytest
 
 pytest.importorskip("openenv")
 
-from openenv.core import GenericEnvClient
+from openenv.core.generic_client import GenericEnvClient
 
 from fixtures.toy import SCHEMA, SEED, TOOLS, make_domain
 from statebox.domains import Domain
