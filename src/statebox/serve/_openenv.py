@@ -77,10 +77,11 @@ from statebox.serve._sessions import Session, TaskCatalog, is_reserved_name, sam
 from statebox.tasks import Task
 from statebox.tools import ToolCall, ToolResult
 
-_openenv_import.server_side()  # openenv's server side, without its gradio web UI
+_openenv_import.server_side()  # openenv's server side, without gradio or FastMCP
 
 from fastapi import FastAPI  # noqa: E402
-from openenv.core.env_server import Environment, HTTPEnvServer  # noqa: E402
+from openenv.core.env_server.http_server import HTTPEnvServer  # noqa: E402
+from openenv.core.env_server.interfaces import Environment  # noqa: E402
 from openenv.core.env_server.mcp_types import (  # noqa: E402
     CallToolAction,
     CallToolObservation,
