@@ -149,6 +149,34 @@ def test_http_reset_and_step_with_the_episode_id() -> None:
     asyncio.run(go())
 
 
+def test_http_reset_and_step_refuse_bad_requests_as_openenv_routes_do() -> None:
+    # statebox answers /reset and /step itself (not through openenv's FastAPI route):
+    # the same request models validate them, with FastAPI's 422 shapes.
+    async def go() -> None:
+        async with serving(openenv=True) as s:
+            post = s.http.post
+            r = await post("/openenv/reset", json={"task_id": "toy.freeze.train.001", "seed": -1})
+            assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "seed"]
+            r = await post("/openenv/reset", content=b"{not json", headers=_JSON)
+            assert r.status_code == 422
+            r = await post("/openenv/step", json={"episode_id": "x"})
+            assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "action"]
+            r = await post("/openenv/step", json={"action": {"kind": "fly"}})
+            assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["kind"]
+            r = await post("/openenv/reset", json={"task_id": "no.such.task"})
+            assert r.status_code == 400 and "unknown task" in r.json()["error"]
+            r = await post("/openenv/reset", content=b"", headers=_JSON)  # no body: sampled
+            assert r.status_code == 200 and r.json()["observation"]["kind"] == "start"
+            assert r.headers["content-type"] == "application/json"
+            r = await s.http.get("/openenv/step")
+            assert r.status_code == 405  # only POST, as openenv's route
+
+    asyncio.run(go())
+
+
+_JSON = {"content-type": "application/json"}
+
+
 def test_openenv_routes_answer_503_until_tasks_load() -> None:
     gate = threading.Event()
 

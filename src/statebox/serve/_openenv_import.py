@@ -117,7 +117,7 @@ def client_side() -> None:
 
 
 def server_side() -> ModuleType:
-    """openenv's HTTP/WebSocket server module, without gradio and without FastMCP.
+    """The HTTP/WebSocket server module of openenv, without gradio and without FastMCP.
 
     Returns:
         ``openenv.core.env_server.http_server``.
