@@ -229,3 +229,29 @@ def test_a_tool_argument_sqlite_cannot_bind_is_a_refusal_in_the_transcript_not_a
             assert event.result is not None and event.result.error is not None
 
     asyncio.run(go())
+
+
+def test_a_clients_least_recently_used_episode_is_the_one_dropped_beyond_its_limit() -> None:
+    from statebox.serve._openenv import _CLIENT, OpenEnvServer
+
+    cat = catalog()
+    task = cat.task("toy.freeze.train.001")
+    server = OpenEnvServer(lambda: cat, max_per_client=2)
+    token = _CLIENT.set("10.0.0.1")
+    try:
+        a, b = server.open(task), server.open(task)
+        assert set(server.live) == {a.id, b.id}
+        _CLIENT.set("10.0.0.2")
+        other = server.open(task)
+        _CLIENT.set("10.0.0.1")
+        server.used(a.id)  # a stepped after b was opened: b is now this client's oldest
+        c = server.open(task)
+        assert set(server.live) == {a.id, c.id, other.id}
+        server.drop(a.id)
+        server.drop(c.id)
+        d, e, f = server.open(task), server.open(task), server.open(task)
+        assert set(server.live) == {e.id, f.id, other.id} and d.id not in server.owner
+    finally:
+        _CLIENT.reset(token)
+        for eid in list(server.live):
+            server.drop(eid)

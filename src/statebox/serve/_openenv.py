@@ -183,6 +183,9 @@ class OpenEnvServer:
         self.live: OrderedDict[str, Session] = OrderedDict()
         self.owner: dict[str, str] = {}
         """Episode id → the peer address that opened it."""
+        self._mine: dict[str, OrderedDict[str, None]] = {}
+        """Peer address → its live episode ids, least recently used first (as ``live``):
+        a reset finds the client's own oldest without scanning every live episode."""
         self._rng = random.Random(0)
         # OpenEnv's own server and routes, on an app without its docs pages.
         inner = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
@@ -234,6 +237,7 @@ class OpenEnvServer:
                 s.close()
             self.live.clear()
             self.owner.clear()
+            self._mine.clear()
 
     def servable(self, split: str | None = None) -> list[Task]:
         """Tasks this server may serve (optionally of one split), in id order."""
@@ -327,8 +331,8 @@ class OpenEnvServer:
         cat = self.catalog()
         assert cat is not None  # pick() checked
         client = _CLIENT.get("")
-        mine = [eid for eid in self.live if self.owner.get(eid) == client]
-        for eid in mine[: max(0, len(mine) - self.max_per_client + 1)]:
+        mine: OrderedDict[str, None] = self._mine.get(client, OrderedDict())
+        for eid in list(mine)[: max(0, len(mine) - self.max_per_client + 1)]:
             self.drop(eid)
         if len(self.live) >= self.max_live and self.idle_timeout_s is not None:
             self.reap(self.idle_timeout_s)
@@ -339,12 +343,25 @@ class OpenEnvServer:
         session = Session(cat.episode(task), cat)
         self.live[session.id] = session
         self.owner[session.id] = client
+        self._mine.setdefault(client, OrderedDict())[session.id] = None
         return session
+
+    def used(self, episode_id: str) -> None:
+        """Mark a live episode as the most recently used (of all, and of its client's)."""
+        self.live.move_to_end(episode_id)
+        mine = self._mine.get(self.owner.get(episode_id, ""))
+        if mine is not None and episode_id in mine:
+            mine.move_to_end(episode_id)
 
     def drop(self, episode_id: str) -> None:
         """Forget an episode and close its world."""
         s = self.live.pop(episode_id, None)
-        self.owner.pop(episode_id, None)
+        client = self.owner.pop(episode_id, "")
+        mine = self._mine.get(client)
+        if mine is not None:
+            mine.pop(episode_id, None)
+            if not mine:
+                del self._mine[client]
         if s is not None:
             s.close()
 
@@ -503,7 +520,7 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
         s = self._server.live.get(eid) if eid else None
         if s is None:
             raise EpisodeRequestError("no live episode: reset first (an ended episode cannot step)")
-        self._server.live.move_to_end(s.id)
+        self._server.used(s.id)
         return s
 
     async def _ended(self, s: Session, out: Any) -> Any:
