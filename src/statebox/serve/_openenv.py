@@ -29,7 +29,9 @@ MCP client keeps only ``metadata``, ``reward`` and ``done`` of a non-tool step.
 Episodes live in the server, keyed by an unguessable episode id that reset returns:
 a WebSocket session steps its own episode; plain HTTP ``/step`` names it with an
 ``episode_id`` field beside the action (OpenEnv's HTTP routes build a fresh
-`Environment` per request). Ended episodes are dropped at once.
+`Environment` per request; statebox answers HTTP ``/reset`` and ``/step`` itself with
+openenv's own request models and serialiser, see `_direct`, for speed). Ended episodes
+are dropped at once.
 
 Nobody can crowd out other clients: a client (peer address) holds at most
 ``max_per_client`` live episodes (its own oldest is dropped beyond that) and as many
