@@ -9,8 +9,15 @@ times per episode over ``--episodes`` episodes, five ways, all measured in this 
 - **MCP gateway, official client**: ``ClientSession.call_tool`` through `statebox serve`'s
   ``/mcp`` endpoint (one HTTP client, so one connection pool, for the whole run);
 - **MCP gateway, raw JSON-RPC**: the same ``tools/call`` request posted by hand;
-- **OpenEnv HTTP**: ``POST /openenv/step`` with the episode id;
+- **OpenEnv HTTP**: ``POST /openenv/step`` with the episode id, by httpx;
+- **OpenEnv HTTP, raw**: the same request written on one keep-alive HTTP/1.1 connection
+  by hand (as the raw JSON-RPC row does for MCP): httpx alone costs about 2 ms of the
+  client's CPU per request here, which the httpx row counts as transport overhead;
 - **OpenEnv WebSocket**: the ``openenv`` client (`StateboxEnvClient.step`).
+
+For the OpenEnv rows the server's own CPU per step (``/proc`` user + system time of the
+server process over the row, reset and end steps included, divided by the steps) is
+printed too: it counts what the server spends whatever the client costs.
 
 The server is `statebox serve` in its own process (as in use), on loopback. Prints the
 median step of each and its overhead over in-process (difference and ratio), with the
@@ -156,6 +163,47 @@ async def openenv_http(url: str, episodes: int, steps: int) -> list[float]:
     return out
 
 
+async def openenv_http_raw(url: str, episodes: int, steps: int) -> list[float]:
+    """Seconds per ``POST /openenv/step`` written by hand on one keep-alive connection."""
+    host, _, port = url.removeprefix("http://").partition(":")
+    reader, writer = await asyncio.open_connection(host, int(port))
+
+    async def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
+        data = json.dumps(body).encode()
+        head = f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+        writer.write(f"{head}Content-Length: {len(data)}\r\n\r\n".encode() + data)
+        lines = (await reader.readuntil(b"\r\n\r\n")).decode().split("\r\n")
+        assert lines[0].split()[1] == "200", lines[0]
+        length = next(
+            int(v) for k, _, v in (x.partition(":") for x in lines) if k.lower() == "content-length"
+        )
+        reply: dict[str, Any] = json.loads(await reader.readexactly(length))
+        return reply
+
+    out: list[float] = []
+    action = {"kind": "call_tool", "tool": TOOL, "args": ARGS}
+    try:
+        for _ in range(episodes):
+            eid = (await post("/openenv/reset", {"task_id": TASK}))["observation"]["episode_id"]
+            for _ in range(steps):
+                t0 = time.perf_counter()
+                r = await post("/openenv/step", {"action": action, "episode_id": eid})
+                out.append(time.perf_counter() - t0)
+                assert r["observation"]["tool_result"]["ok"], r
+            await post(
+                "/openenv/step", {"action": {"kind": "end", "text": "done"}, "episode_id": eid}
+            )
+    finally:
+        writer.close()
+    return out
+
+
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) a process has used so far (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 async def openenv_ws(url: str, episodes: int, steps: int) -> list[float]:
     """Seconds per `StateboxEnvClient.step` over one WebSocket."""
     from statebox.serve import StateboxAction, StateboxEnvClient
@@ -195,8 +243,17 @@ async def measure(episodes: int, steps: int) -> dict[str, float]:
                 await mcp_official(url, token, episodes, steps)
             )
             medians["mcp_raw"] = statistics.median(await mcp_raw(url, token, episodes, steps))
-            medians["openenv_http"] = statistics.median(await openenv_http(url, episodes, steps))
-            medians["openenv_ws"] = statistics.median(await openenv_ws(url, episodes, steps))
+            openenv_rows = {
+                "openenv_http": openenv_http,
+                "openenv_http_raw": openenv_http_raw,
+                "openenv_ws": openenv_ws,
+            }
+            for key, row in openenv_rows.items():
+                cpu0 = _cpu_s(server.pid)
+                medians[key] = statistics.median(await row(url, episodes, steps))
+                # Every step of the row: reset and end included (steps + 2 per episode).
+                per_step = (_cpu_s(server.pid) - cpu0) / (episodes * (steps + 2))
+                medians[f"server_cpu_{key}"] = per_step
         finally:
             server.terminate()
             server.wait(10)
@@ -206,7 +263,8 @@ async def measure(episodes: int, steps: int) -> dict[str, float]:
 LABELS = {
     "mcp_official": "MCP gateway, official client",
     "mcp_raw": "MCP gateway, raw JSON-RPC",
-    "openenv_http": "OpenEnv HTTP /step",
+    "openenv_http": "OpenEnv HTTP /step (httpx)",
+    "openenv_http_raw": "OpenEnv HTTP /step (raw keep-alive client)",
     "openenv_ws": "OpenEnv WebSocket",
 }
 
@@ -230,6 +288,11 @@ def main() -> None:
             f"{label}: median {m[key] * 1000:.3f} ms, +{(m[key] - base) * 1000:.3f} ms "
             f"over in-process ({m[key] / base:.1f}x)"
         )
+        if f"server_cpu_{key}" in m:
+            cpu = m[f"server_cpu_{key}"]
+            print(
+                f"    server CPU per step {cpu * 1000:.3f} ms ({cpu / base:.1f}x in-process step)"
+            )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -174,3 +175,32 @@ def test_transport_in_process_steps_are_tool_results() -> None:
 
     steps = asyncio.run(transport.in_process(2, 3))
     assert len(steps) == 6
+
+
+def _serve_bench() -> Any:
+    import importlib
+
+    return importlib.import_module("serve")
+
+
+def test_serve_bench_times_in_process_resets_from_the_bursts_start() -> None:
+    # The WebSocket burst times each reset from the instant all were sent; the in-process
+    # baseline must queue the same way, not time each reset alone.
+    r = asyncio.run(_serve_bench()._in_process(6))
+    assert r["passed"] == 6 and r["actions"] == 6 * 4
+    assert r["reset_p50_ms"] > r["reset_alone_p50_ms"]
+
+
+def test_serve_bench_client_counts_every_session_burst_and_staggered() -> None:
+    from serving import serving
+
+    async def go() -> dict[str, Any]:
+        async with serving(openenv=True) as s:
+            bench = _serve_bench()
+            # In this process: the "server CPU" is this process's (structure, not speed).
+            return await bench._client(s.url + "/openenv", 5, 30.0, os.getpid(), 0.05)  # type: ignore[no-any-return]
+
+    r = asyncio.run(go())
+    assert (r["held"], r["succeeded"], r["staggered_succeeded"]) == (5, 5, 5)
+    assert r["actions"] == 5 * 4 and r["errors"] == []
+    assert r["staggered_reset_p50_ms"] > 0

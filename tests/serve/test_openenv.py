@@ -149,6 +149,34 @@ def test_http_reset_and_step_with_the_episode_id() -> None:
     asyncio.run(go())
 
 
+def test_http_reset_and_step_refuse_bad_requests_as_openenv_routes_do() -> None:
+    # statebox answers /reset and /step itself (not through openenv's FastAPI route):
+    # the same request models validate them, with FastAPI's 422 shapes.
+    async def go() -> None:
+        async with serving(openenv=True) as s:
+            post = s.http.post
+            r = await post("/openenv/reset", json={"task_id": "toy.freeze.train.001", "seed": -1})
+            assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "seed"]
+            r = await post("/openenv/reset", content=b"{not json", headers=_JSON)
+            assert r.status_code == 422
+            r = await post("/openenv/step", json={"episode_id": "x"})
+            assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "action"]
+            r = await post("/openenv/step", json={"action": {"kind": "fly"}})
+            assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["kind"]
+            r = await post("/openenv/reset", json={"task_id": "no.such.task"})
+            assert r.status_code == 400 and "unknown task" in r.json()["error"]
+            r = await post("/openenv/reset", content=b"", headers=_JSON)  # no body: sampled
+            assert r.status_code == 200 and r.json()["observation"]["kind"] == "start"
+            assert r.headers["content-type"] == "application/json"
+            r = await s.http.get("/openenv/step")
+            assert r.status_code == 405  # only POST, as openenv's route
+
+    asyncio.run(go())
+
+
+_JSON = {"content-type": "application/json"}
+
+
 def test_openenv_routes_answer_503_until_tasks_load() -> None:
     gate = threading.Event()
 
@@ -201,3 +229,29 @@ def test_a_tool_argument_sqlite_cannot_bind_is_a_refusal_in_the_transcript_not_a
             assert event.result is not None and event.result.error is not None
 
     asyncio.run(go())
+
+
+def test_a_clients_least_recently_used_episode_is_the_one_dropped_beyond_its_limit() -> None:
+    from statebox.serve._openenv import _CLIENT, OpenEnvServer
+
+    cat = catalog()
+    task = cat.task("toy.freeze.train.001")
+    server = OpenEnvServer(lambda: cat, max_per_client=2)
+    token = _CLIENT.set("10.0.0.1")
+    try:
+        a, b = server.open(task), server.open(task)
+        assert set(server.live) == {a.id, b.id}
+        _CLIENT.set("10.0.0.2")
+        other = server.open(task)
+        _CLIENT.set("10.0.0.1")
+        server.used(a.id)  # a stepped after b was opened: b is now this client's oldest
+        c = server.open(task)
+        assert set(server.live) == {a.id, c.id, other.id}
+        server.drop(a.id)
+        server.drop(c.id)
+        d, e, f = server.open(task), server.open(task), server.open(task)
+        assert set(server.live) == {e.id, f.id, other.id} and d.id not in server.owner
+    finally:
+        _CLIENT.reset(token)
+        for eid in list(server.live):
+            server.drop(eid)

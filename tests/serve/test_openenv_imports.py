@@ -87,3 +87,24 @@ out = {"heavy": heavy(), "web_ui": es.create_web_interface_app is None}
     assert isinstance(heavy, list) and not [m for m in heavy if m.startswith("gradio")]
     assert "openenv.core.env_server.http_server" in heavy  # the server side is there
     assert out["web_ui"] is True  # openenv's web interface left out, not imported
+
+
+def test_the_openenv_server_is_built_without_fastmcp_which_loads_on_demand() -> None:
+    # FastMCP (and its client, ~1.6 s) serves only openenv's MCPEnvironment; statebox's
+    # environment is not one, so `statebox serve` should not wait for it.
+    out = _loaded(
+        """
+from statebox.serve import OpenEnvServer
+server = OpenEnvServer(lambda: None, False, max_sessions=4)
+out = {"fastmcp": sorted(m for m in sys.modules if m.split(".")[0] == "fastmcp")[:3]}
+from openenv.core.env_server import MCPEnvironment  # a program's own use still works
+from openenv.core.env_server.http_server import get_server_tools
+out["mcp_environment"] = MCPEnvironment.__name__
+out["fastmcp_after"] = "fastmcp" in sys.modules
+out["tools"] = sorted(get_server_tools(__import__("fastmcp").FastMCP("x")))
+"""
+    )
+    assert out["fastmcp"] == []
+    assert out["mcp_environment"] == "MCPEnvironment"
+    assert out["fastmcp_after"] is True
+    assert out["tools"] == []

@@ -252,6 +252,9 @@ class BackgroundServer:
             log_level="warning",
             lifespan="on",
             ws_max_size=MAX_BODY_BYTES,
+            # Small JSON frames on loopback: compressing each costs both ends more CPU
+            # than it saves (bench/transport.py's OpenEnv WebSocket row).
+            ws_per_message_deflate=False,
             timeout_graceful_shutdown=5,
         )
         self._server = _EmbeddedServer(config)

@@ -29,7 +29,9 @@ MCP client keeps only ``metadata``, ``reward`` and ``done`` of a non-tool step.
 Episodes live in the server, keyed by an unguessable episode id that reset returns:
 a WebSocket session steps its own episode; plain HTTP ``/step`` names it with an
 ``episode_id`` field beside the action (OpenEnv's HTTP routes build a fresh
-`Environment` per request). Ended episodes are dropped at once.
+`Environment` per request; statebox answers HTTP ``/reset`` and ``/step`` itself with
+openenv's own request models and serialiser, see `_direct`, for speed). Ended episodes
+are dropped at once.
 
 Nobody can crowd out other clients: a client (peer address) holds at most
 ``max_per_client`` live episodes (its own oldest is dropped beyond that) and as many
@@ -48,6 +50,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import functools
+import json
 import random
 import time
 from collections import Counter, OrderedDict
@@ -77,20 +80,28 @@ from statebox.serve._sessions import Session, TaskCatalog, is_reserved_name, sam
 from statebox.tasks import Task
 from statebox.tools import ToolCall, ToolResult
 
-_openenv_import.server_side()  # openenv's server side, without its gradio web UI
+_openenv_import.server_side()  # openenv's server side, without gradio or FastMCP
 
 from fastapi import FastAPI  # noqa: E402
-from openenv.core.env_server import Environment, HTTPEnvServer  # noqa: E402
+from openenv.core.env_server.http_server import HTTPEnvServer  # noqa: E402
+from openenv.core.env_server.interfaces import Environment  # noqa: E402
 from openenv.core.env_server.mcp_types import (  # noqa: E402
     CallToolAction,
     CallToolObservation,
     ListToolsAction,
     ListToolsObservation,
 )
+from openenv.core.env_server.serialization import (  # noqa: E402
+    deserialize_action,
+    serialize_observation,
+)
 from openenv.core.env_server.types import (  # noqa: E402
     ConcurrencyConfig,
     EnvironmentMetadata,
+    ResetRequest,
+    StepRequest,
 )
+from pydantic import ValidationError  # noqa: E402
 
 __all__ = ["EpisodeRequestError", "OpenEnvServer", "StateboxEnvironment"]
 
@@ -119,6 +130,9 @@ _SERVED = (
     | _OPEN_WHILE_LOADING
 )
 """OpenEnv's environment, MCP and task routes; the rest of its app (docs) is off."""
+
+_DIRECT = frozenset({"/reset", "/step"})
+"""OpenEnv's HTTP routes statebox answers itself (`_direct`), not through FastAPI."""
 
 _CLIENT: contextvars.ContextVar[str] = contextvars.ContextVar("statebox_openenv_client")
 """The peer address of the request being served (per-client limits)."""
@@ -171,6 +185,9 @@ class OpenEnvServer:
         self.live: OrderedDict[str, Session] = OrderedDict()
         self.owner: dict[str, str] = {}
         """Episode id → the peer address that opened it."""
+        self._mine: dict[str, OrderedDict[str, None]] = {}
+        """Peer address → its live episode ids, least recently used first (as ``live``):
+        a reset finds the client's own oldest without scanning every live episode."""
         self._rng = random.Random(0)
         # OpenEnv's own server and routes, on an app without its docs pages.
         inner = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
@@ -222,6 +239,7 @@ class OpenEnvServer:
                 s.close()
             self.live.clear()
             self.owner.clear()
+            self._mine.clear()
 
     def servable(self, split: str | None = None) -> list[Task]:
         """Tasks this server may serve (optionally of one split), in id order."""
@@ -315,8 +333,8 @@ class OpenEnvServer:
         cat = self.catalog()
         assert cat is not None  # pick() checked
         client = _CLIENT.get("")
-        mine = [eid for eid in self.live if self.owner.get(eid) == client]
-        for eid in mine[: max(0, len(mine) - self.max_per_client + 1)]:
+        mine: OrderedDict[str, None] = self._mine.get(client, OrderedDict())
+        for eid in list(mine)[: max(0, len(mine) - self.max_per_client + 1)]:
             self.drop(eid)
         if len(self.live) >= self.max_live and self.idle_timeout_s is not None:
             self.reap(self.idle_timeout_s)
@@ -327,12 +345,25 @@ class OpenEnvServer:
         session = Session(cat.episode(task), cat)
         self.live[session.id] = session
         self.owner[session.id] = client
+        self._mine.setdefault(client, OrderedDict())[session.id] = None
         return session
+
+    def used(self, episode_id: str) -> None:
+        """Mark a live episode as the most recently used (of all, and of its client's)."""
+        self.live.move_to_end(episode_id)
+        mine = self._mine.get(self.owner.get(episode_id, ""))
+        if mine is not None and episode_id in mine:
+            mine.move_to_end(episode_id)
 
     def drop(self, episode_id: str) -> None:
         """Forget an episode and close its world."""
         s = self.live.pop(episode_id, None)
-        self.owner.pop(episode_id, None)
+        client = self.owner.pop(episode_id, "")
+        mine = self._mine.get(client)
+        if mine is not None:
+            mine.pop(episode_id, None)
+            if not mine:
+                del self._mine[client]
         if s is not None:
             s.close()
 
@@ -491,7 +522,7 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
         s = self._server.live.get(eid) if eid else None
         if s is None:
             raise EpisodeRequestError("no live episode: reset first (an ended episode cannot step)")
-        self._server.live.move_to_end(s.id)
+        self._server.used(s.id)
         return s
 
     async def _ended(self, s: Session, out: Any) -> Any:
@@ -719,6 +750,8 @@ class _Gate:
                         del self.sockets[client]
             elif path == "/mcp" and scope.get("method") == "POST":
                 await self.server.mcp_sessions(self.app, client, scope, receive, send)
+            elif path in _DIRECT and scope.get("method") == "POST":
+                await _direct(self.server, path, receive, send)
             else:
                 await self.app(scope, receive, send)
         finally:
@@ -750,3 +783,70 @@ class _Gate:
                 await send(message)
 
         await self.app(scope, timed_receive, guarded_send)
+
+
+_RESET_ARGS = frozenset({"seed", "episode_id", "task_id", "split", "index"})
+_STEP_ARGS = frozenset({"timeout_s", "episode_id"})
+_JSON_HEADERS = [(b"content-type", b"application/json")]
+
+
+async def _direct(server: OpenEnvServer, path: str, receive: Receive, send: Send) -> None:
+    """OpenEnv's HTTP ``/reset`` and ``/step``, answered here rather than by its FastAPI route.
+
+    The same models validate the same request (openenv's `ResetRequest` / `StepRequest`
+    and `deserialize_action`), the same `StateboxEnvironment` methods run, and the
+    answer is openenv's `serialize_observation`, so every client sees what openenv's
+    route would send. What is skipped is FastAPI's per-request machinery (dependency
+    solving, response-model validation, its middleware stack) and openenv's
+    ``inspect.signature`` of the handle on every request: about two thirds of the
+    server's CPU per step (bench/transport.py prints the figure).
+    """
+    body = bytearray()
+    while True:  # the request guard has bounded the body already
+        message = await receive()
+        if message["type"] != "http.request":
+            return  # the client left
+        body += message.get("body", b"")
+        if not message.get("more_body", False):
+            break
+    status, answer = await _direct_answer(server, path, bytes(body))
+    content = json.dumps(answer, separators=(",", ":"), ensure_ascii=False).encode()
+    headers = [*_JSON_HEADERS, (b"content-length", str(len(content)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": content})
+
+
+async def _direct_answer(server: OpenEnvServer, path: str, body: bytes) -> tuple[int, Any]:
+    try:
+        data = json.loads(body) if body.strip() else {}
+        if path == "/reset":
+            args = ResetRequest.model_validate(data).model_dump(exclude_unset=True)
+            kwargs = {k: v for k, v in args.items() if k in _RESET_ARGS}
+        else:
+            step = StepRequest.model_validate(data)
+            args = step.model_dump(exclude_unset=True, exclude={"action"})
+            kwargs = {k: v for k, v in args.items() if k in _STEP_ARGS}
+    except ValidationError as exc:  # the request model (FastAPI's 422, located in the body)
+        detail = json.loads(exc.json())
+        for e in detail:
+            e["loc"] = ["body", *e.get("loc", [])]
+        return 422, {"detail": detail}
+    except ValueError as exc:
+        return 422, {"detail": [{"type": "json_invalid", "loc": ["body"], "msg": str(exc)}]}
+    env = StateboxEnvironment(server)
+    try:
+        if path == "/reset":
+            obs: Any = await env.reset_async(**kwargs)
+        else:
+            try:
+                action = deserialize_action(step.action, StateboxAction)
+            except ValidationError as exc:  # openenv's route: 422 with the action's errors
+                return 422, {"detail": json.loads(exc.json())}
+            obs = await env.step_async(action, **kwargs)
+    except EpisodeRequestError as exc:
+        return exc.status, {"error": str(exc)}
+    except EpisodeSystemError as exc:
+        return 502, {"status": "system_error", "error": str(exc)}
+    finally:
+        env.close()
+    return 200, serialize_observation(obs)

@@ -11,10 +11,17 @@ web UI, and a client needs none of the server.
   ``mcp_client``, ``env_server.types`` ...) import alone. The first lookup of a name the
   ``__init__`` defines (``from openenv.core import GenericEnvClient``) runs it then, so
   other code importing openenv sees the package it expects.
-- `server_side` imports ``openenv.core.env_server`` with gradio marked absent for the
-  duration: openenv's own ``except ModuleNotFoundError`` around its web interface then
-  leaves it out (``create_web_interface_app`` is None). The mark is removed afterwards,
-  so a program that imports gradio itself still can.
+- `server_side` imports the server's leaf modules (``http_server``, ``interfaces``,
+  ``mcp_types``, ``types``) without running ``openenv.core.env_server``'s ``__init__``,
+  and defers ``mcp_environment`` the same way: it imports FastMCP and its client (about
+  1.6 s), which only an environment built on openenv's ``MCPEnvironment`` uses, and
+  statebox's is not. ``http_server`` takes one name from it, ``get_server_tools``,
+  called only for such an environment: a stand-in that loads the real module first.
+  Whenever the package ``__init__`` does run (a program's own ``from
+  openenv.core.env_server import ...``), gradio is marked absent for the duration:
+  openenv's own ``except ModuleNotFoundError`` around its web interface then leaves it
+  out (``create_web_interface_app`` is None). The mark is removed afterwards, so a
+  program that imports gradio itself still can.
 """
 
 from __future__ import annotations
@@ -29,6 +36,9 @@ from typing import Any
 __all__ = ["client_side", "server_side"]
 
 _DEFERRED = ("openenv.core", "openenv.core.env_server")
+_MCP_ENVIRONMENT = "openenv.core.env_server.mcp_environment"
+_SERVER_MODULES = ("interfaces", "mcp_types", "types", "serialization", "http_server")
+"""The leaf modules statebox's OpenEnv server uses (``openenv.core.env_server.*``)."""
 _LOCK = threading.RLock()
 
 
@@ -43,11 +53,16 @@ def _run_init(module: ModuleType) -> None:
             spec.loader.exec_module(module)
 
 
-def _defer(name: str) -> None:
+def _defer(name: str, **names: Any) -> ModuleType:
+    """Register ``name`` as a module whose code runs on the first lookup of a missing name.
+
+    ``names`` are set on it now (stand-ins its code replaces when it runs).
+    """
     spec = importlib.util.find_spec(name)
     if spec is None or spec.loader is None:
         raise ModuleNotFoundError(f"No module named {name!r}", name=name)
     module = importlib.util.module_from_spec(spec)
+    module.__dict__.update(names)
 
     def deferred_getattr(attr: str) -> Any:
         if attr.startswith("__") and attr != "__all__":
@@ -59,6 +74,14 @@ def _defer(name: str) -> None:
     sys.modules[name] = module
     parent, _, child = name.rpartition(".")
     setattr(sys.modules[parent], child, module)
+    return module
+
+
+def _get_server_tools(*args: Any, **kwargs: Any) -> Any:
+    """``mcp_environment.get_server_tools``, its module (and FastMCP) loaded on first call."""
+    module = sys.modules[_MCP_ENVIRONMENT]
+    _run_init(module)
+    return module.get_server_tools(*args, **kwargs)
 
 
 class _without:
@@ -94,18 +117,19 @@ def client_side() -> None:
 
 
 def server_side() -> ModuleType:
-    """``openenv.core.env_server``, fully initialised, without gradio.
+    """The HTTP/WebSocket server module of openenv, without gradio and without FastMCP.
 
     Returns:
-        The module.
+        ``openenv.core.env_server.http_server``.
 
     Raises:
         ModuleNotFoundError: openenv is not installed.
     """
     with _LOCK:
-        for name in _DEFERRED:
-            module = sys.modules.get(name)
-            if module is not None:
-                _run_init(module)
+        client_side()
+        if _MCP_ENVIRONMENT not in sys.modules:
+            _defer(_MCP_ENVIRONMENT, get_server_tools=_get_server_tools)
         with _without("gradio"):
-            return importlib.import_module("openenv.core.env_server")
+            for leaf in _SERVER_MODULES:
+                module = importlib.import_module(f"openenv.core.env_server.{leaf}")
+        return module
