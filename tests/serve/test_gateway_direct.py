@@ -13,7 +13,7 @@ import json
 from typing import Any
 
 import pytest
-from serving import Served, auth, create, serving
+from serving import Served, auth, create, mcp_session, serving
 
 import statebox.serve._gateway as gateway_module
 from statebox.serve._mcp_direct import direct_reply
@@ -134,5 +134,28 @@ def test_direct_answers_refuse_an_ended_episode_as_the_sdk_does(
             assert out[0] == out[1]
             assert json.loads(out[0][2])["result"]["isError"] is True
             assert b"invalid_state" in out[0][2]
+
+    asyncio.run(go())
+
+
+def test_the_official_clients_steps_are_answered_directly(monkeypatch: pytest.MonkeyPatch) -> None:
+    answered: list[str] = []
+
+    async def spy(*args: Any) -> Any:
+        reply = await direct_reply(*args)
+        answered.append(json.loads(args[3]).get("method", "?") if reply is not None else "sdk")
+        return reply
+
+    monkeypatch.setattr(gateway_module, "direct_reply", spy)
+
+    async def go() -> None:
+        async with serving() as s:
+            info = await create(s, TASK)
+            async with mcp_session(info["mcp_url"], info["mcp_token"]) as m:
+                await m.call_tool("get_account", {"account_id": "A1"})
+                await m.call_tool("get_account", {"account_id": "A2"})
+            # initialize and its notification go through the SDK; the client's own
+            # tools/list (before its first call_tool) and every call are direct.
+            assert answered == ["sdk", "sdk", "tools/call", "tools/list", "tools/call"]
 
     asyncio.run(go())
