@@ -9,8 +9,12 @@ makes two tool calls (get_account, transfer), the control API ends and judges it
 The clients share one TLS context (`SSL`): an ``httpx.AsyncClient`` builds a fresh one
 by default, ~25 ms of CPU that a real agent pays once, not per episode.
 Prints, per concurrency level: episodes per second (wall clock, whole episode), p50
-and p95 latency of one tool call (client-side, ``call_tool`` round trip), and the
-share of episodes judged passed (must be 1.0).
+and p95 latency of one tool call (client-side, ``call_tool`` round trip), the share of
+episodes judged passed (must be 1.0), and the CPU each side spent per episode: the
+server's (``/proc`` time of all its threads over the level) and this load client's
+(``time.process_time``). Both share the machine's cores, so episodes/s is bounded by
+their sum; ``server-bound episodes/s per core`` (1000 / server CPU ms per episode) is
+what one core of server could carry with the client's CPU elsewhere.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import ssl
 import statistics
 import subprocess
@@ -60,7 +65,15 @@ async def episode(c: httpx.AsyncClient, latencies: list[float]) -> bool:
     return bool(v.json()["passed"])
 
 
-async def level(url: str, concurrency: int, episodes: int) -> dict[str, float]:
+def server_cpu_s(pid: int) -> float:
+    """CPU seconds all of a process's threads have run (``/proc/PID/task/*/schedstat``)."""
+    tasks = Path(f"/proc/{pid}/task")
+    return sum(int((t / "schedstat").read_text().split()[0]) for t in tasks.iterdir()) / 1e9
+
+
+async def level(
+    url: str, concurrency: int, episodes: int, server_pid: int | None = None
+) -> dict[str, float]:
     latencies: list[float] = []
     queue = iter(range(episodes))
     passed: list[bool] = []
@@ -71,11 +84,13 @@ async def level(url: str, concurrency: int, episodes: int) -> dict[str, float]:
             for _ in queue:
                 passed.append(await episode(c, latencies))
 
-        t0 = time.perf_counter()
+        server0 = server_cpu_s(server_pid) if server_pid else 0.0
+        t0, client0 = time.perf_counter(), time.process_time()
         async with asyncio.TaskGroup() as tg:
             for _ in range(concurrency):
                 tg.create_task(worker())
-        wall = time.perf_counter() - t0
+        wall, client = time.perf_counter() - t0, time.process_time() - client0
+        server = server_cpu_s(server_pid) - server0 if server_pid else float("nan")
     q = statistics.quantiles(latencies, n=20)
     return {
         "concurrency": concurrency,
@@ -84,6 +99,9 @@ async def level(url: str, concurrency: int, episodes: int) -> dict[str, float]:
         "tool_call_p50_ms": statistics.median(latencies) * 1000,
         "tool_call_p95_ms": q[18] * 1000,
         "passed_share": sum(passed) / len(passed),
+        "server_cpu_ms_per_episode": 1000 * server / episodes,
+        "client_cpu_ms_per_episode": 1000 * client / episodes,
+        "server_bound_episodes_per_s_per_core": episodes / server,
     }
 
 
@@ -104,15 +122,21 @@ async def main(levels: list[int], per_level: int) -> None:
             async with httpx.AsyncClient() as c:
                 while (await c.get(url + "/ready")).status_code != 200:
                     await asyncio.sleep(0.05)
-            rows = [await level(url, n, max(per_level, n)) for n in levels]
+            rows = [await level(url, n, max(per_level, n), server.pid) for n in levels]
         finally:
             server.terminate()
             server.wait(10)
-    print(f"{'concurrency':>11} {'episodes':>8} {'episodes/s':>10} {'p50 ms':>8} {'p95 ms':>8}")
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(
+        f"{'concurrency':>11} {'episodes':>8} {'episodes/s':>10} {'p50 ms':>8} {'p95 ms':>8} "
+        f"{'server CPU ms/ep':>16} {'client CPU ms/ep':>16} {'server-bound ep/s/core':>22}"
+    )
     for r in rows:
         print(
             f"{r['concurrency']:>11} {r['episodes']:>8} {r['episodes_per_s']:>10.1f} "
-            f"{r['tool_call_p50_ms']:>8.1f} {r['tool_call_p95_ms']:>8.1f}"
+            f"{r['tool_call_p50_ms']:>8.1f} {r['tool_call_p95_ms']:>8.1f} "
+            f"{r['server_cpu_ms_per_episode']:>16.1f} {r['client_cpu_ms_per_episode']:>16.1f} "
+            f"{r['server_bound_episodes_per_s_per_core']:>22.1f}"
         )
     print(json.dumps(rows))
 

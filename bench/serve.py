@@ -273,12 +273,12 @@ async def _first_reset_s(url: str, t_start: float) -> float:
     return time.perf_counter() - t_start
 
 
-async def _gateway(url: str, token: str, n: int) -> dict[str, Any]:
+async def _gateway(url: str, token: str, n: int, server_pid: int) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT / "bench"))
     import gateway
 
     gateway.TOKEN = token
-    return await gateway.level(url, n, n)
+    return await gateway.level(url, n, n, server_pid)
 
 
 async def _gateway_in_process(n: int) -> float:
@@ -359,7 +359,8 @@ def main(levels: list[int], timeout_s: float, gateway_n: int, stagger_s: float) 
                 rows.append((n, ws, inproc))
             gw = None
             if gateway_n:
-                gw = asyncio.run(_gateway(url, token_file.read_text().strip(), gateway_n))
+                token = token_file.read_text().strip()
+                gw = asyncio.run(_gateway(url, token, gateway_n, server.pid))
                 gw["in_process_episodes_per_s"] = asyncio.run(_gateway_in_process(gateway_n))
         finally:
             server.terminate()
@@ -414,7 +415,9 @@ def main(levels: list[int], timeout_s: float, gateway_n: int, stagger_s: float) 
         print(
             f"MCP gateway at {gw['concurrency']}: {gw['episodes_per_s']:.1f} episodes/s, "
             f"in-process {gw['in_process_episodes_per_s']:.0f}/s (ratio {ratio:.4f}), "
-            f"tool call p50 {gw['tool_call_p50_ms']:.1f} ms, passed {gw['passed_share']:.3f}"
+            f"tool call p50 {gw['tool_call_p50_ms']:.1f} ms, passed {gw['passed_share']:.3f}; "
+            f"CPU per episode: server {gw['server_cpu_ms_per_episode']:.1f} ms, load client "
+            f"{gw['client_cpu_ms_per_episode']:.1f} ms"
         )
     starts = {"baselines": base, "first_response_s": first, "ready_s": ready}
     print(json.dumps({"levels": out, "gateway": gw, "start": starts | {"reset_s": first_reset}}))

@@ -7,8 +7,12 @@ times per episode over ``--episodes`` episodes, five ways, all measured in this 
 
 - **in-process**: `Episode.step` on this event loop (the baseline);
 - **MCP gateway, official client**: ``ClientSession.call_tool`` through `statebox serve`'s
-  ``/mcp`` endpoint (one HTTP client, so one connection pool, for the whole run);
+  ``/mcp`` endpoint (one HTTP client, so one connection pool, for the whole run). A
+  session's first ``call_tool`` is timed apart and not in the median: the client then
+  also sends ``tools/list`` (to learn the tools' output schemas), two round trips;
 - **MCP gateway, raw JSON-RPC**: the same ``tools/call`` request posted by hand;
+- **HTTP floor**: ``GET /health`` of the same server with the same client, a route that
+  does nothing: what any HTTP request costs here before the gateway does anything;
 - **OpenEnv HTTP**: ``POST /openenv/step`` with the episode id, by httpx;
 - **OpenEnv HTTP, raw**: the same request written on one keep-alive HTTP/1.1 connection
   by hand (as the raw JSON-RPC row does for MCP): httpx alone costs about 2 ms of the
@@ -21,7 +25,10 @@ printed too: it counts what the server spends whatever the client costs.
 
 The server is `statebox serve` in its own process (as in use), on loopback. Prints the
 median step of each and its overhead over in-process (difference and ratio), with the
-machine's load.
+machine's load. For the gateway rows and the floor it also prints the server's own CPU
+per request (``/proc`` scheduler time of all its threads, summed over the timed
+requests only, session set-up excluded): wall time on a loaded machine is mostly
+waiting, CPU is what the server spends.
 """
 
 from __future__ import annotations
@@ -56,6 +63,25 @@ def _toy_domain() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.DOMAIN
+
+
+class ServerCpu:
+    """The server's CPU seconds over timed spans (``/proc/PID/task/*/schedstat``, ns)."""
+
+    def __init__(self, pid: int | None) -> None:
+        self.pid, self.spent, self._at = pid, 0.0, 0.0
+
+    def _now(self) -> float:
+        tasks = Path(f"/proc/{self.pid}/task")
+        return sum(int((t / "schedstat").read_text().split()[0]) for t in tasks.iterdir()) / 1e9
+
+    def start(self) -> None:
+        if self.pid is not None:
+            self._at = self._now()
+
+    def stop(self) -> None:
+        if self.pid is not None:
+            self.spent += self._now() - self._at
 
 
 async def in_process(episodes: int, steps: int) -> list[float]:
@@ -93,9 +119,20 @@ async def _drop(c: httpx.AsyncClient, token: str, sid: str) -> None:
     await c.delete(f"/control/sessions/{sid}", headers={"Authorization": f"Bearer {token}"})
 
 
-async def mcp_official(url: str, token: str, episodes: int, steps: int) -> list[float]:
-    """Seconds per ``call_tool`` with the official client (after its first call)."""
+async def mcp_official(
+    url: str,
+    token: str,
+    episodes: int,
+    steps: int,
+    firsts: list[float] | None = None,
+    cpu: ServerCpu | None = None,
+) -> list[float]:
+    """Seconds per ``call_tool`` with the official client (after its first call).
+
+    ``firsts`` gets each session's first ``call_tool`` (which also lists the tools).
+    """
     out: list[float] = []
+    cpu = cpu or ServerCpu(None)
     async with httpx.AsyncClient(base_url=url, timeout=60) as c:
         for _ in range(episodes):
             info = await _session(c, token)
@@ -107,20 +144,28 @@ async def mcp_official(url: str, token: str, episodes: int, steps: int) -> list[
                 ClientSession(read, write) as m,
             ):
                 await m.initialize()
+                t0 = time.perf_counter()
                 await m.call_tool(TOOL, ARGS)  # its first call also lists the tools
+                if firsts is not None:
+                    firsts.append(time.perf_counter() - t0)
+                cpu.start()
                 for _ in range(steps):
                     t0 = time.perf_counter()
                     r = await m.call_tool(TOOL, ARGS)
                     out.append(time.perf_counter() - t0)
                     assert not r.isError, r
+                cpu.stop()
             del c.headers["Authorization"]
             await _drop(c, token, info["session_id"])
     return out
 
 
-async def mcp_raw(url: str, token: str, episodes: int, steps: int) -> list[float]:
+async def mcp_raw(
+    url: str, token: str, episodes: int, steps: int, cpu: ServerCpu | None = None
+) -> list[float]:
     """Seconds per hand-posted ``tools/call`` JSON-RPC request."""
     out: list[float] = []
+    cpu = cpu or ServerCpu(None)
     async with httpx.AsyncClient(base_url=url, timeout=60) as c:
         for _ in range(episodes):
             info = await _session(c, token)
@@ -129,6 +174,7 @@ async def mcp_raw(url: str, token: str, episodes: int, steps: int) -> list[float
                 "Accept": "application/json, text/event-stream",
                 "Content-Type": "application/json",
             }
+            cpu.start()
             for i in range(steps):
                 body = {
                     "jsonrpc": "2.0",
@@ -141,7 +187,24 @@ async def mcp_raw(url: str, token: str, episodes: int, steps: int) -> list[float
                 out.append(time.perf_counter() - t0)
                 reply = r.json()
                 assert r.status_code == 200 and not reply["result"].get("isError"), reply
+            cpu.stop()
             await _drop(c, token, info["session_id"])
+    return out
+
+
+async def http_floor(url: str, n: int, cpu: ServerCpu | None = None) -> list[float]:
+    """Seconds per ``GET /health`` (a route that does nothing) with the same client."""
+    out: list[float] = []
+    cpu = cpu or ServerCpu(None)
+    async with httpx.AsyncClient(base_url=url, timeout=60) as c:
+        await c.get("/health")
+        cpu.start()
+        for _ in range(n):
+            t0 = time.perf_counter()
+            r = await c.get("/health")
+            out.append(time.perf_counter() - t0)
+            assert r.status_code == 200, r.text
+        cpu.stop()
     return out
 
 
@@ -223,7 +286,11 @@ async def openenv_ws(url: str, episodes: int, steps: int) -> list[float]:
 
 
 async def measure(episodes: int, steps: int) -> dict[str, float]:
-    """Median seconds per step of each way (keys: in_process, mcp_official, …)."""
+    """Median seconds per step of each way (keys: in_process, mcp_official, …).
+
+    Also ``mcp_official_first_call`` (a session's first call, with the client's
+    ``tools/list``) and ``<way>_server_cpu``: mean server CPU seconds per request.
+    """
     medians = {"in_process": statistics.median(await in_process(episodes, steps))}
     with tempfile.TemporaryDirectory() as tmp:
         token_file = Path(tmp) / "token"
@@ -239,10 +306,19 @@ async def measure(episodes: int, steps: int) -> dict[str, float]:
                     if (await c.get(url + "/ready")).status_code == 200:
                         break
                     await asyncio.sleep(0.05)
+            n = episodes * steps
+            firsts: list[float] = []
+            cpus = {k: ServerCpu(server.pid) for k in ("mcp_official", "mcp_raw", "http_floor")}
             medians["mcp_official"] = statistics.median(
-                await mcp_official(url, token, episodes, steps)
+                await mcp_official(url, token, episodes, steps, firsts, cpus["mcp_official"])
             )
-            medians["mcp_raw"] = statistics.median(await mcp_raw(url, token, episodes, steps))
+            medians["mcp_official_first_call"] = statistics.median(firsts)
+            medians["mcp_raw"] = statistics.median(
+                await mcp_raw(url, token, episodes, steps, cpus["mcp_raw"])
+            )
+            medians["http_floor"] = statistics.median(await http_floor(url, n, cpus["http_floor"]))
+            for key, meter in cpus.items():
+                medians[f"{key}_server_cpu"] = meter.spent / n
             openenv_rows = {
                 "openenv_http": openenv_http,
                 "openenv_http_raw": openenv_http_raw,
@@ -262,7 +338,9 @@ async def measure(episodes: int, steps: int) -> dict[str, float]:
 
 LABELS = {
     "mcp_official": "MCP gateway, official client",
+    "mcp_official_first_call": "MCP gateway, official client, first call (+ tools/list)",
     "mcp_raw": "MCP gateway, raw JSON-RPC",
+    "http_floor": "HTTP floor, GET /health (same server and client)",
     "openenv_http": "OpenEnv HTTP /step (httpx)",
     "openenv_http_raw": "OpenEnv HTTP /step (raw keep-alive client)",
     "openenv_ws": "OpenEnv WebSocket",
@@ -284,9 +362,11 @@ def main() -> None:
     print(f"load average {load}; {args.episodes} episodes x {args.steps} steps each")
     print(f"in-process Episode.step: median {base * 1000:.3f} ms")
     for key, label in LABELS.items():
+        cpu = m.get(f"{key}_server_cpu")
+        server = f"; server CPU {cpu * 1000:.3f} ms a request" if cpu is not None else ""
         print(
             f"{label}: median {m[key] * 1000:.3f} ms, +{(m[key] - base) * 1000:.3f} ms "
-            f"over in-process ({m[key] / base:.1f}x)"
+            f"over in-process ({m[key] / base:.1f}x){server}"
         )
         if f"server_cpu_{key}" in m:
             cpu = m[f"server_cpu_{key}"]

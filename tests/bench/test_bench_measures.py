@@ -204,3 +204,52 @@ def test_serve_bench_client_counts_every_session_burst_and_staggered() -> None:
     assert (r["held"], r["succeeded"], r["staggered_succeeded"]) == (5, 5, 5)
     assert r["actions"] == 5 * 4 and r["errors"] == []
     assert r["staggered_reset_p50_ms"] > 0
+
+
+def test_transport_first_call_holds_the_clients_tools_list_and_steps_do_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import transport
+    from serving import TOKEN, serving
+
+    import statebox.serve._gateway as gateway_module
+    from statebox.serve._mcp_direct import direct_reply
+
+    seen: list[tuple[str, float]] = []
+
+    async def spy(*args: Any) -> Any:
+        at = time.perf_counter()
+        reply = await direct_reply(*args)
+        if reply is not None:  # initialize and its notification go to the SDK
+            seen.append((json.loads(args[3])["method"], at))
+        return reply
+
+    monkeypatch.setattr(gateway_module, "direct_reply", spy)
+    firsts: list[float] = []
+
+    async def go() -> list[float]:
+        async with serving() as s:
+            return await transport.mcp_official(s.url, TOKEN, 1, 3, firsts)
+
+    steps = asyncio.run(go())
+    assert len(steps) == 3 and len(firsts) == 1
+    # One session: tools/call, then the client's tools/list, then one request per step.
+    assert [m for m, _ in seen] == ["tools/call", "tools/list"] + ["tools/call"] * 3
+    assert firsts[0] >= seen[1][1] - seen[0][1]  # the first call's time spans both
+
+
+def test_transport_server_cpu_counts_only_the_timed_spans() -> None:
+    import os
+
+    import transport
+
+    meter = transport.ServerCpu(os.getpid())
+    meter.start()
+    t0 = time.process_time()
+    while time.process_time() - t0 < 0.05:
+        pass
+    meter.stop()
+    t1 = time.process_time()
+    while time.process_time() - t1 < 0.05:  # not timed
+        pass
+    assert 0.04 <= meter.spent <= 0.08

@@ -227,6 +227,15 @@ class ServeApp:
                 await self._built.aclose()
 
 
+KEEP_ALIVE_S = 75
+"""How long the server keeps an idle HTTP connection open (nginx's default).
+
+Longer than clients keep theirs pooled (httpx 5 s, aiohttp 15 s): with uvicorn's
+default of 5 s, a client reusing a connection the server is just closing gets
+``httpx.ReadError`` instead of an answer, which a loaded server makes likely.
+"""
+
+
 class _EmbeddedServer(uvicorn.Server):
     """uvicorn without its signal handlers: the embedding program owns Ctrl-C."""
 
@@ -255,6 +264,7 @@ class BackgroundServer:
             # Small JSON frames on loopback: compressing each costs both ends more CPU
             # than it saves (bench/transport.py's OpenEnv WebSocket row).
             ws_per_message_deflate=False,
+            timeout_keep_alive=KEEP_ALIVE_S,
             timeout_graceful_shutdown=5,
         )
         self._server = _EmbeddedServer(config)

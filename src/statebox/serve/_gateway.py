@@ -19,9 +19,13 @@ What the gateway lists and executes is the session's allowlist, nothing more:
   ``system_error``; no details to the agent).
 
 Unknown session, wrong token, oversized body (413) and malformed JSON-RPC are answered
-before any handler runs. The endpoint is POST only: in stateless JSON mode there is no
-server-to-client stream to open, so a GET (or DELETE) is answered 405 at once instead
-of holding a stream open that would outlive the session.
+before any handler runs. A single ``tools/call`` or ``tools/list`` is answered by the
+same server's handlers on the request's own task (`direct_reply`), without the SDK's
+per-request transport and session; every other message goes through that transport.
+
+The endpoint is POST only: in stateless JSON mode there is no server-to-client stream
+to open, so a GET (or DELETE) is answered 405 at once instead of holding a stream open
+that would outlive the session.
 """
 
 from __future__ import annotations
@@ -29,18 +33,20 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from mcp import types
 from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from statebox.serve._failures import EpisodeSystemError
+from statebox.serve._mcp_direct import direct_reply
 from statebox.serve._sessions import Session, SessionStore, is_reserved_name, same_secret
 from statebox.tools import ERROR_HINTS, ErrorClass, ToolFailure, ToolResult
 
@@ -50,6 +56,8 @@ MAX_BODY_BYTES = 256 * 1024
 """Default request body limit of the gateway in bytes; larger bodies get 413."""
 
 _SCOPE_KEY = "statebox.session"
+_DIRECT: ContextVar[Session | None] = ContextVar("statebox_gateway_session", default=None)
+"""The session of a request answered by `direct_reply` (the SDK's way: the scope key)."""
 _SYSTEM_ERROR = "the environment failed: this episode ended as a system error, not by your doing"
 
 
@@ -134,6 +142,9 @@ class McpGateway:
         self._server = server
 
         def current() -> Session:
+            direct = _DIRECT.get()
+            if direct is not None:
+                return direct
             request = server.request_context.request
             sid = request.scope.get(_SCOPE_KEY) if request is not None else None
             session = store.get(sid) if isinstance(sid, str) else None
@@ -178,6 +189,8 @@ class McpGateway:
             if allowed_hosts is not None
             else TransportSecuritySettings(enable_dns_rebinding_protection=False)
         )
+        self._security = TransportSecurityMiddleware(security)
+        self._max_body_bytes = max_body_bytes
         self._manager = StreamableHTTPSessionManager(
             server,
             json_response=True,
@@ -223,4 +236,38 @@ class McpGateway:
             return
         scope = dict(scope)
         scope[_SCOPE_KEY] = session.id
-        await self._manager.handle_request(scope, receive, send)
+        messages, body = await _read_body(receive, self._max_body_bytes)
+        if body is not None:
+            token = _DIRECT.set(session)
+            try:
+                reply = await direct_reply(self._server, self._security, scope, body)
+            finally:
+                _DIRECT.reset(token)
+            if reply is not None:
+                await reply(scope, receive, send)
+                return
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        await self._manager.handle_request(scope, replay, send)
+
+
+async def _read_body(receive: Receive, limit: int) -> tuple[list[Message], bytes | None]:
+    """The request's messages as received, and its body (None past ``limit`` bytes).
+
+    Reading stops once the body is over the limit; the SDK's transport reads on (from
+    the replayed messages, then ``receive``) and answers 413 itself.
+    """
+    messages: list[Message] = []
+    body = bytearray()
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages, None
+        body += message.get("body", b"")
+        if len(body) > limit:
+            return messages, None
+        if not message.get("more_body", False):
+            return messages, bytes(body)
