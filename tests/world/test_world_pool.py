@@ -159,3 +159,14 @@ def test_canonical_row_is_canonical_value_per_column(values: list[object]) -> No
 def test_canonical_row_refuses_what_canonical_value_refuses() -> None:
     with pytest.raises(TypeError):
         canonical_row(["a", "b"], [1, math.inf])
+
+
+def test_close_idle_closes_every_idle_connection() -> None:
+    pool = WorldPool()
+    world = TEMPLATE.clone(NOW, pool=pool)
+    conn = world.conn
+    world.close()
+    pool.close_idle()
+    assert pool.take(TEMPLATE) is None
+    with pytest.raises(sqlite3.ProgrammingError):
+        conn.execute("SELECT 1")

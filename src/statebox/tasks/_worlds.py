@@ -59,6 +59,10 @@ class WorldCache:
         """
         return self.template(domain, task).clone(task.now, pool=self._pool)
 
+    def close_idle(self) -> None:
+        """Close the pooled connections no world holds now (the next clones start afresh)."""
+        self._pool.close_idle()
+
     def initial_state(self, domain: Domain, task: Task) -> State:
         """The task's initial canonical state (cached)."""
         key = (domain.name, task.id)

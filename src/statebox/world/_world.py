@@ -186,6 +186,15 @@ class WorldPool:
             del self._order[id(conn)]
             return conn
 
+    def close_idle(self) -> None:
+        """Close every idle connection."""
+        with self._lock:
+            idle = [conn for _, conn in self._order.values()]
+            self._idle.clear()
+            self._order.clear()
+        for conn in idle:
+            conn.close()
+
     def give(self, template: WorldTemplate, conn: sqlite3.Connection) -> None:
         """Take back a closed world's connection: rolled back and kept, or closed.
 
