@@ -13,7 +13,13 @@ Prints, each beside a baseline measured in the same run:
   for information;
 - median harness time per trial with the oracle, end to end: from the previous trial's
   record written to this one's (reset, every golden call, judge, record write), beside
-  the record's own ``timings.total_s`` (which ends before the write);
+  the record's own ``timings.total_s`` (which ends before the write). Trials run task
+  by task, and a task's later trials reuse the world connection of its earlier ones,
+  rolled back (`statebox.world.WorldPool`): the first trial of each task pays the
+  clone, the schema parse and statement preparation, and every cost of the pool
+  (rollback, closing evicted connections) is inside the window. How many trials
+  cloned afresh is printed beside the figure, and ``--fresh-worlds`` measures a pool
+  that keeps nothing (a fresh clone every trial) as the baseline;
 - CPU time per trial and trials per second at concurrency 1 and 50 (oracle, so the
   figure is pure harness); trials per CPU-second is the rate one fully used core gives.
 """
@@ -22,22 +28,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import functools
 import json
 import os
+import sqlite3
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from statebox.agents import OracleFactory
 from statebox.records import TrialRecord, read_results
 from statebox.registry import default_registry
 from statebox.runner import Campaign, run_campaign
 from statebox.tasks import WorldCache
-from statebox.world import World, WorldTemplate
+from statebox.tasks import _worlds as worlds_module
+from statebox.world import World, WorldPool, WorldTemplate
 
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
@@ -142,6 +153,7 @@ class TrialStamps:
         self.wall: list[float] = []
         self.cpu: list[float] = []
         self.records: list[TrialRecord] = []
+        self.worlds_at_start = (0, 0)
 
     def _stamp(self) -> None:
         self.wall.append(time.perf_counter())
@@ -149,6 +161,7 @@ class TrialStamps:
 
     def start(self, total: int, already_done: int) -> None:
         self._stamp()
+        self.worlds_at_start = _pool_counts()
 
     def trial_done(self, record: TrialRecord) -> None:
         self._stamp()
@@ -171,16 +184,54 @@ class CampaignFigures(NamedTuple):
     trials_per_s_all: float  # counting start-up (golden replay of every task)
     wall_s: float  # the whole campaign, start-up included
     trials: int
+    fresh_worlds: int  # trials' world clones that found no pooled connection
+    reused_worlds: int  # trials' world clones served by a rolled-back pooled connection
+
+
+class _CountingPool(WorldPool):
+    """A `WorldPool` that counts its misses (fresh clones) and hits (reused worlds)."""
+
+    made: list[_CountingPool] = []
+
+    def __init__(self, limit: int = 16) -> None:
+        super().__init__(limit)
+        self.fresh = self.reused = 0
+        _CountingPool.made.append(self)
+
+    def take(self, template: WorldTemplate) -> sqlite3.Connection | None:
+        conn = super().take(template)
+        if conn is None:
+            self.fresh += 1
+        else:
+            self.reused += 1
+        return conn
+
+
+def _pool_counts() -> tuple[int, int]:
+    """Fresh and reused world clones so far, over the pools the running campaign made."""
+    made = _CountingPool.made
+    return sum(p.fresh for p in made), sum(p.reused for p in made)
 
 
 def bench_campaign(
-    suite: str, trials: int, concurrency: int, limit: int | None = None
+    suite: str,
+    trials: int,
+    concurrency: int,
+    limit: int | None = None,
+    *,
+    reuse_worlds: bool = True,
 ) -> CampaignFigures:
-    """An oracle campaign over the suite (its first ``limit`` tasks when given)."""
+    """An oracle campaign over the suite (its first ``limit`` tasks when given).
+
+    ``reuse_worlds=False``: the runner's world pool keeps nothing, so every trial
+    clones a fresh world (the baseline for what the pool saves).
+    """
     registry = default_registry()
     tasks = registry.suite(suite)[:limit]
     stamps = TrialStamps()
-    with tempfile.TemporaryDirectory() as tmp:
+    _CountingPool.made.clear()
+    pool = _CountingPool if reuse_worlds else functools.partial(_CountingPool, 0)
+    with tempfile.TemporaryDirectory() as tmp, _pool_class(pool):
         out = Path(tmp) / "run"
         campaign = Campaign(
             tasks=tasks, agents=[OracleFactory()], trials=trials, out=out, concurrency=concurrency
@@ -194,6 +245,7 @@ def bench_campaign(
     trials_wall = stamps.wall[-1] - stamps.wall[0]
     cpu = stamps.cpu[-1] - stamps.cpu[0]
     per_trial = _median_ms(stamps.gaps()) if concurrency == 1 else float("nan")
+    fresh, reused = (n - m for n, m in zip(_pool_counts(), stamps.worlds_at_start, strict=True))
     return CampaignFigures(
         per_trial,
         _median_ms([r.timings.total_s for r in records]),
@@ -203,7 +255,20 @@ def bench_campaign(
         result.ran / wall,
         wall,
         result.ran,
+        fresh,
+        reused,
     )
+
+
+@contextlib.contextmanager
+def _pool_class(factory: Any) -> Iterator[None]:
+    """The runner's world caches make their pools with ``factory`` meanwhile."""
+    real = worlds_module.WorldPool
+    worlds_module.WorldPool = factory
+    try:
+        yield
+    finally:
+        worlds_module.WorldPool = real
 
 
 def main() -> None:
@@ -213,11 +278,14 @@ def main() -> None:
     parser.add_argument(
         "--concurrency", type=int, nargs="+", default=[1, 50], help="levels to measure"
     )
+    parser.add_argument(
+        "--fresh-worlds", action="store_true", help="a fresh world clone every trial (no pool)"
+    )
     args = parser.parse_args()
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     bench_clone(args.suite)
     for concurrency in args.concurrency:
-        f = bench_campaign(args.suite, args.trials, concurrency)
+        f = bench_campaign(args.suite, args.trials, concurrency, reuse_worlds=not args.fresh_worlds)
         whole = (
             f"median trial end to end {f.per_trial_ms:.2f} ms (the record's own "
             f"timings {f.record_total_ms:.2f} ms, before the write); "
@@ -225,7 +293,8 @@ def main() -> None:
             else ""
         )
         print(
-            f"oracle campaign, {args.suite}, {f.trials} trials, concurrency {concurrency}: "
+            f"oracle campaign, {args.suite}, {f.trials} trials, concurrency {concurrency} "
+            f"({f.fresh_worlds} fresh world clones, {f.reused_worlds} reused): "
             f"wall {f.wall_s:.1f} s; {whole}CPU {f.cpu_per_trial_ms:.2f} ms per trial "
             f"({1000 / f.cpu_per_trial_ms:.0f} trials per CPU-second); "
             f"{f.trials_per_s:.0f} trials/s while trials run, "

@@ -7,7 +7,9 @@ Every row carries a baseline measured in this same run (no constants) and the ra
 
 - harness time per trial with the oracle, end to end (the previous record written to
   this one's: clone, golden calls, judge, record write; `bench/run.py`), beside the
-  record's own timings (which stop before the write);
+  record's own timings (which stop before the write); a task's later trials reuse its
+  first trial's world connection rolled back (the row says how many cloned afresh),
+  and the same campaign with a fresh clone every trial is measured as a baseline;
 - world clone to first query (`bench/run.py`: the deserialise plus SQLite's schema
   parse), beside a peer's fresh world: a tau2-style JSON database load of the same rows,
   and a fresh MCP stdio server start to its first tool result (the official ``mcp``
@@ -281,12 +283,24 @@ def main() -> None:
 
     oracle = bench_campaign(SUITE, 2 if q else 5, 1)
     figures["oracle"] = oracle._asdict()
+    fresh = bench_campaign(SUITE, 2 if q else 5, 1, reuse_worlds=False)
+    figures["oracle_fresh_worlds"] = fresh._asdict()
     add(
         Row(
-            f"trial end to end, oracle ({SUITE}, {oracle.trials}; record write included)",
+            f"trial end to end, oracle ({SUITE}, {oracle.trials}; record write included; "
+            f"{oracle.fresh_worlds} fresh world clones, {oracle.reused_worlds} reused)",
             f"{oracle.per_trial_ms:.2f} ms",
             f"{oracle.record_total_ms:.2f} ms (the record's timings, before the write)",
             f"{oracle.per_trial_ms / oracle.record_total_ms:.2f}x as long",
+        )
+    )
+    add(
+        Row(
+            "trial end to end, oracle, pooled worlds against a fresh clone every trial",
+            f"{oracle.per_trial_ms:.2f} ms (CPU {oracle.cpu_per_trial_ms:.2f} ms)",
+            f"{fresh.per_trial_ms:.2f} ms (CPU {fresh.cpu_per_trial_ms:.2f} ms; "
+            f"{fresh.fresh_worlds} fresh clones)",
+            _ratio(oracle.per_trial_ms, fresh.per_trial_ms, "lower"),
         )
     )
     add(

@@ -253,3 +253,13 @@ def test_transport_server_cpu_counts_only_the_timed_spans() -> None:
     while time.process_time() - t1 < 0.05:  # not timed
         pass
     assert 0.04 <= meter.spent <= 0.08
+
+
+def test_trial_figure_says_how_many_trials_cloned_a_fresh_world() -> None:
+    # Two tasks with worlds of their own (2.0 tasks patch the seed), three trials each,
+    # task by task: each task's first trial clones (the preflight's worlds are not
+    # inherited), its later ones reuse that connection; the baseline pool keeps nothing.
+    pooled = run_bench.bench_campaign("retail@2.0", 3, 1, limit=2)
+    assert (pooled.trials, pooled.fresh_worlds, pooled.reused_worlds) == (6, 2, 4)
+    fresh = run_bench.bench_campaign("retail@2.0", 3, 1, limit=2, reuse_worlds=False)
+    assert (fresh.fresh_worlds, fresh.reused_worlds) == (6, 0)

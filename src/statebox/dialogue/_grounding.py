@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from typing import Literal
 
 from statebox._model import Model
@@ -47,6 +48,7 @@ _DATES = (
 )
 _ID = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9\-_/.#]*[A-Za-z0-9](?![A-Za-z0-9])")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])[$€£]?\d[\d,]*(?:\.\d+)?(?![A-Za-z0-9])")
+_DIGIT = re.compile(r"[0-9]")
 _NAME = re.compile(r"\b[A-Z][a-z'’]+(?:[ -][A-Z][a-z'’]+)*\b")
 _STOP_WORDS = """
     i i'm i've i'd i'll my me mine the a an hi hello hey thanks thank yes no nope okay ok
@@ -141,12 +143,16 @@ class _Shapes:
         self.ids: set[str] = set()
         for tok in _ID.findall(rest):
             tok = tok.rstrip(".")
-            shaped = any(c.isalpha() for c in tok) or "-" in tok
-            if len(tok) >= 3 and any(c.isdigit() for c in tok) and _number(tok) is None and shaped:
+            # Tokens are ASCII: a digit is [0-9], a letter [A-Za-z] (tested cheapest first).
+            if len(tok) < 3 or _DIGIT.search(tok) is None:
+                continue
+            shaped = tok.upper() != tok.lower() or "-" in tok
+            if shaped and _number(tok) is None:
                 self.ids.add(tok.lower())
-        rest = _ID.sub(
-            lambda m: " " if m.group(0).rstrip(".").lower() in self.ids else m.group(0), rest
-        )
+        if self.ids:  # with none, the substitution below would give ``rest`` back
+            rest = _ID.sub(
+                lambda m: " " if m.group(0).rstrip(".").lower() in self.ids else m.group(0), rest
+            )
         self.amounts = {n for t in _NUMBER.findall(rest) if (n := _number(t)) is not None}
         self.names: list[str] = []
         for sentence in re.split(r"(?<=[.!?])\s+|\n+", rest):
@@ -160,6 +166,15 @@ class _Shapes:
                 if at_start and len(words) == 1 and m.group(0) == words[0]:
                     continue  # one capitalised word opening a sentence: ordinary grammar
                 self.names.append(" ".join(words))
+
+
+@lru_cache(maxsize=1024)
+def _known_shapes(text: str) -> _Shapes:
+    """The shapes of what a user knows (its spec and plan), extracted once per text.
+
+    The same for every trial of a task; read only.
+    """
+    return _Shapes(text)
 
 
 def _knowledge(spec: UserSpec, declared: Iterable[str]) -> list[str]:
@@ -195,7 +210,9 @@ def audit_user_turns(
     flagged_u: set[int] = set()
     flagged_v: set[int] = set()
     turn = -1
-    base = _Shapes("\n".join(known))
+    base = _known_shapes("\n".join(known))
+    asked: set[str] = set()  # facts the agent's messages so far asked for
+    read = 0  # agent messages whose asked facts are in ``asked``
     for speaker, text in turns:
         if speaker != "user":
             agent_said.append(text)
@@ -226,9 +243,9 @@ def audit_user_turns(
         for kind, value in found:
             ungrounded.append(UngroundedValue(turn=turn, kind=kind, value=value))
             flagged_u.add(turn)
-        asked: set[str] = set()
-        for message in agent_said:
+        for message in agent_said[read:]:
             asked.update(asked_facts(message, spec.facts))
+        read = len(agent_said)
         agent_text = "\n".join(agent_said)
         for name, fact in spec.facts.items():
             values = [v for v in (fact.value, fact.first) if v is not None]

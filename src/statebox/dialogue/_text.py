@@ -242,9 +242,25 @@ def _spans(text: str, phrase: str) -> list[tuple[int, int]]:
     return [m.span() for m in _pattern(phrase.strip()).finditer(text)]
 
 
+@lru_cache(maxsize=256)
+def _cue_pattern(cues: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One search for a tuple of cues: the alternation of each cue's own test."""
+    parts = []
+    for cue in cues:
+        if cue.endswith(" "):
+            parts.append(re.escape(f" {cue}"))  # a plain, case-sensitive substring
+        elif cue.strip():
+            words = [re.escape(w) for w in cue.strip().split()]
+            parts.append(r"(?i:(?<![A-Za-z0-9])" + r"\s+".join(words) + r"(?![A-Za-z0-9]))")
+    return re.compile("|".join(parts)) if parts else None
+
+
 def has_cue(text: str, cues: Iterable[str]) -> bool:
     """Whether any cue occurs in ``text`` (cues ending in a space match a word start)."""
     low = " " + text.lower().replace("’", "'") + " "
+    if isinstance(cues, tuple):  # the cue lists: one search instead of one per cue
+        pattern = _cue_pattern(cues)
+        return pattern is not None and pattern.search(low) is not None
     for cue in cues:
         if cue.endswith(" "):
             if f" {cue}" in low:

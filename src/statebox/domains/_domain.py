@@ -103,6 +103,9 @@ class Domain:
         """Names of the step-recording tools."""
         self._raw_policy = policy
         self.policy = render_policy(policy, steps=False)
+        # Rendered here too (it validates the same markers): every episode of a task
+        # that records steps is served it.
+        self._step_policy = render_policy(policy, steps=True)
         """The policy without its step blocks (what a task without step tools serves)."""
         self._bases: dict[bool, PolicyBase] = {}
         self._search = {
@@ -198,7 +201,7 @@ class Domain:
 
     def policy_text(self, *, record_steps: bool = False) -> str:
         """The policy, with its step blocks when the step tools are offered."""
-        return render_policy(self._raw_policy, steps=True) if record_steps else self.policy
+        return self._step_policy if record_steps else self.policy
 
     def knowledge_base(self, *, record_steps: bool = False) -> PolicyBase:
         """The policy's articles in a search index (built once per variant)."""

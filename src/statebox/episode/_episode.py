@@ -36,13 +36,33 @@ from statebox.episode._types import (
 )
 from statebox.kit import PolicyMode
 from statebox.tasks import Task, WorldCache
-from statebox.tools import Dispatcher, DispatchErrorKind, ToolCall, ToolFailure, ToolResult
+from statebox.tools import (
+    Dispatcher,
+    DispatchErrorKind,
+    ToolCall,
+    ToolFailure,
+    ToolResult,
+    ToolSpec,
+)
 from statebox.world import State, World, WorldView
 
 __all__ = ["DEFAULT_DISTRACTORS", "Episode", "EpisodeOutcome", "surface_tools"]
 
 DEFAULT_DISTRACTORS = 3
 """Tools beyond the golden ones a ``minimal`` surface offers."""
+
+# What an agent sees of a tool never changes (ToolInfo is frozen, the schema shared and
+# read-only), so each spec's is built once rather than validated anew at every reset.
+_TOOL_INFO: dict[int, tuple[ToolSpec, ToolInfo]] = {}
+
+
+def _tool_info(spec: ToolSpec) -> ToolInfo:
+    cached = _TOOL_INFO.get(id(spec))
+    if cached is None or cached[0] is not spec:  # the spec is kept, so its id is not reused
+        schema = spec.input_schema()
+        info = ToolInfo(name=spec.name, description=spec.description, input_schema=schema)
+        cached = _TOOL_INFO[id(spec)] = (spec, info)
+    return cached[1]
 
 
 def surface_tools(
@@ -238,10 +258,7 @@ class Episode:
                 served=self.served,
             )
             self._dispatcher = Dispatcher(self._world, d.toolset(record_steps=steps), offered)
-            tools = tuple(
-                ToolInfo(name=s.name, description=s.description, input_schema=s.input_schema())
-                for s in self._dispatcher.specs()
-            )
+            tools = tuple(_tool_info(s) for s in self._dispatcher.specs())
             policy = d.served_policy(policy_mode=self.policy_mode, record_steps=steps)
         else:
             self._session = await self.domain.open(self.task)

@@ -688,6 +688,9 @@ async def run_campaign(
     plan = [(t, a, i) for t in c.tasks for a in c.agents for i in range(c.trials)]
     runner = _Runner(c, domains, manifest, progress)
     await runner.preflight()  # before anything is written: an invalid task leaves no directory
+    # Trials pay for every world they use: none inherits a connection the preflight's
+    # replays left in the pool (a task's later trials reuse its first trial's).
+    runner.worlds.close_idle()
     if runner.baselines:
         manifest = manifest.model_copy(update={"baselines": runner.baselines})
         runner.manifest = manifest

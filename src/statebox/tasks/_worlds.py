@@ -1,8 +1,9 @@
 """Task worlds: the (domain, task) template built once and cloned per trial.
 
 The cache is an object owned by whoever runs trials (runner, server, validator); it
-holds no global state. A bad ``initial_state`` patch becomes a `TaskSpecError` naming
-the task and the table.
+holds no global state. Its clones are pooled (`statebox.world.WorldPool`): a closed
+world is rolled back to its template and its connection serves the next clone of it.
+A bad ``initial_state`` patch becomes a `TaskSpecError` naming the task and the table.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from statebox.domains import Domain
 from statebox.errors import TaskSpecError
 from statebox.tasks._model import Task
-from statebox.world import State, World, WorldTemplate
+from statebox.world import State, World, WorldPool, WorldTemplate
 
 __all__ = ["WorldCache"]
 
@@ -24,6 +25,7 @@ class WorldCache:
         self._templates: dict[tuple[str, str], tuple[Task, WorldTemplate]] = {}
         self._states: dict[tuple[str, str], tuple[Task, State]] = {}
         self._base_states: dict[str, State] = {}
+        self._pool = WorldPool()
 
     def template(self, domain: Domain, task: Task) -> WorldTemplate:
         """The task's template: domain seed plus the task's initial-state patch.
@@ -50,8 +52,16 @@ class WorldCache:
         return template
 
     def clone(self, domain: Domain, task: Task) -> World:
-        """A fresh world for one trial of ``task`` (clock frozen at ``task.now``)."""
-        return self.template(domain, task).clone(task.now)
+        """A fresh world for one trial of ``task`` (clock frozen at ``task.now``).
+
+        Fresh in content: a connection an earlier world of the same template used,
+        rolled back, is reused when the pool holds one.
+        """
+        return self.template(domain, task).clone(task.now, pool=self._pool)
+
+    def close_idle(self) -> None:
+        """Close the pooled connections no world holds now (the next clones start afresh)."""
+        self._pool.close_idle()
 
     def initial_state(self, domain: Domain, task: Task) -> State:
         """The task's initial canonical state (cached)."""

@@ -4,7 +4,7 @@ from statebox.world._canonical import RowKey, Scalar, canonical_value, state_has
 from statebox.world._field_policy import ExcludedField, FieldPolicy
 from statebox.world._state import RowEffect, State, apply_effects, effects
 from statebox.world._view import WorldQueryError, WorldView
-from statebox.world._world import TableInfo, World, WorldTemplate, WorldTx
+from statebox.world._world import TableInfo, World, WorldPool, WorldTemplate, WorldTx
 
 __all__ = [
     "ExcludedField",
@@ -15,6 +15,7 @@ __all__ = [
     "State",
     "TableInfo",
     "World",
+    "WorldPool",
     "WorldQueryError",
     "WorldTemplate",
     "WorldTx",

@@ -14,13 +14,14 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias
 
 __all__ = [
     "RowKey",
     "Scalar",
     "Snapshot",
+    "canonical_row",
     "canonical_value",
     "hash_texts",
     "joined_table_text",
@@ -68,6 +69,27 @@ def canonical_value(value: Any) -> Scalar:
     if isinstance(value, bytes | bytearray | memoryview):
         return "blob:" + bytes(value).hex()
     raise TypeError(f"value of type {type(value).__name__} has no canonical form")
+
+
+_PLAIN = frozenset({str, int, type(None)})
+"""Types `canonical_value` returns unchanged (exact types: a bool is an int subclass)."""
+
+
+def canonical_row(columns: Sequence[str], values: Sequence[Any]) -> dict[str, Scalar]:
+    """A row as column → `canonical_value`, in column order.
+
+    Most of SQLite's values are text, integers and nulls, already canonical: a row of
+    only those is zipped as it is, and only the others go through `canonical_value`.
+
+    Raises:
+        TypeError: As `canonical_value`.
+    """
+    if _PLAIN.issuperset(map(type, values)):
+        return dict(zip(columns, values, strict=True))
+    return {
+        c: v if type(v) in _PLAIN else canonical_value(v)
+        for c, v in zip(columns, values, strict=True)
+    }
 
 
 def _sort_token(value: Scalar) -> tuple[int, float | str]:

@@ -5,6 +5,13 @@ patch) built once into an in-memory database and serialised to bytes. `clone()`
 deserialises those bytes into a fresh in-memory connection: a trial's world shares
 nothing with any other (docs/design.md §4, invariant 1) and costs a memcpy, not a process.
 
+A clone through a `WorldPool` runs its whole life inside one outer transaction (each
+tool call a savepoint in it). Closing it rolls that back, which returns the database
+byte for byte to the template's, and the pool hands the same connection to the next
+clone of that template: it skips the deserialise, SQLite's schema parse on the first
+statement (every table, index and change-capture trigger) and preparing each
+statement again, which together cost more than a short trial's tool calls.
+
 Tools see a world only through `WorldTx`, which runs inside one transaction: a call
 that raises rolls back whole (invariant 2). Time comes from the world's frozen clock
 and generated ids from per-name sequences stored in the world itself, so a golden
@@ -14,15 +21,17 @@ replay and an agent's run stamp the same values (invariant 3).
 from __future__ import annotations
 
 import sqlite3
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
 from typing import Any, NamedTuple
 
-from statebox.world._canonical import RowKey, Scalar, Snapshot, canonical_value
+from statebox.world._canonical import RowKey, Scalar, Snapshot, canonical_row, canonical_value
 from statebox.world._state import State
 
-__all__ = ["TableInfo", "World", "WorldTemplate", "WorldTx"]
+__all__ = ["TableInfo", "World", "WorldPool", "WorldTemplate", "WorldTx"]
 
 _INTERNAL_PREFIXES = ("sqlite_", "_sb_")
 _SEQUENCE_DDL = "CREATE TABLE IF NOT EXISTS _sb_sequence (name TEXT PRIMARY KEY, value INTEGER)"
@@ -141,6 +150,77 @@ def _upsert(
             )
     except sqlite3.Error as exc:
         raise ValueError(f"{where}: {exc}") from exc
+
+
+_CLOSED = sqlite3.connect(":memory:")
+_CLOSED.close()  # a closed world's connection: any use raises, as a closed one does
+
+
+class WorldPool:
+    """Connections of closed pooled worlds, rolled back to their template, for reuse.
+
+    At most ``limit`` are kept, over all templates; the one idle longest is closed to
+    make room. Owned by whoever clones (`statebox.tasks.WorldCache`); thread-safe.
+
+    Args:
+        limit: Idle connections kept at most.
+    """
+
+    def __init__(self, limit: int = 16) -> None:
+        self._limit = limit
+        self._lock = threading.Lock()
+        # id(template) -> (template, its idle connections); the template is held so
+        # that its id cannot be reused by another while its connections wait here.
+        self._idle: dict[int, tuple[WorldTemplate, list[sqlite3.Connection]]] = {}
+        self._order: OrderedDict[int, tuple[int, sqlite3.Connection]] = OrderedDict()
+
+    def take(self, template: WorldTemplate) -> sqlite3.Connection | None:
+        """An idle connection holding ``template``'s database in an open transaction."""
+        with self._lock:
+            entry = self._idle.get(id(template))
+            if entry is None:
+                return None
+            conn = entry[1].pop()
+            if not entry[1]:
+                del self._idle[id(template)]
+            del self._order[id(conn)]
+            return conn
+
+    def close_idle(self) -> None:
+        """Close every idle connection."""
+        with self._lock:
+            idle = [conn for _, conn in self._order.values()]
+            self._idle.clear()
+            self._order.clear()
+        for conn in idle:
+            conn.close()
+
+    def give(self, template: WorldTemplate, conn: sqlite3.Connection) -> None:
+        """Take back a closed world's connection: rolled back and kept, or closed.
+
+        One whose outer transaction has ended (a statement SQLite rolled back whole)
+        no longer holds the template's state, and is closed.
+        """
+        try:
+            if not conn.in_transaction:
+                raise sqlite3.OperationalError("the outer transaction ended")
+            conn.execute("ROLLBACK")
+            conn.execute("BEGIN")
+        except sqlite3.Error:
+            conn.close()
+            return
+        evicted = None
+        with self._lock:
+            self._idle.setdefault(id(template), (template, []))[1].append(conn)
+            self._order[id(conn)] = (id(template), conn)
+            if len(self._order) > self._limit:
+                _, (tid, evicted) = self._order.popitem(last=False)
+                idle = self._idle[tid][1]
+                idle.remove(evicted)
+                if not idle:
+                    del self._idle[tid]
+        if evicted is not None:
+            evicted.close()
 
 
 class WorldTemplate:
@@ -270,16 +350,24 @@ class WorldTemplate:
         finally:
             conn.close()
 
-    def clone(self, now: datetime) -> World:
+    def clone(self, now: datetime, *, pool: WorldPool | None = None) -> World:
         """A fresh, isolated world from this template.
 
         Args:
             now: The frozen clock (tz-aware) every tool call reads.
+            pool: Reuse a connection this pool holds for this template (rolled back to
+                it), and give the connection back when the world is closed.
 
         Raises:
             ValueError: When ``now`` is naive.
         """
-        return World(_connect(self.data), self.tables, now, origin=self)
+        if pool is None:
+            return World(_connect(self.data), self.tables, now, origin=self)
+        conn = pool.take(self)
+        if conn is None:
+            conn = _connect(self.data)
+            conn.execute("BEGIN")
+        return World(conn, self.tables, now, origin=self, pool=pool)
 
     def state(self) -> State:
         """The template's canonical state (a full read)."""
@@ -299,6 +387,9 @@ class World:
         now: Frozen, tz-aware clock.
         origin: The template it was cloned from (its rows' rowids let a snapshot read
             only the rows written since); None: every written table is read whole.
+        pool: The pool ``conn`` came from: ``conn`` is in an open transaction holding
+            ``origin``'s database, every write stays inside it, and `close` gives the
+            connection back to the pool, which rolls it back.
     """
 
     def __init__(
@@ -308,13 +399,17 @@ class World:
         now: datetime,
         *,
         origin: WorldTemplate | None = None,
+        pool: WorldPool | None = None,
     ) -> None:
         if now.tzinfo is None:
             raise ValueError("a world's clock must be timezone-aware")
+        if pool is not None and origin is None:
+            raise ValueError("a pooled world needs the template it holds")
         self.conn = conn
         self.tables = dict(tables)
         self.now = now
         self.origin = origin
+        self._pool = pool
 
     def state(self, base: State | None = None, *, also: frozenset[str] = frozenset()) -> State:
         """Canonical snapshot of every table (internal tables excluded).
@@ -351,7 +446,7 @@ class World:
         key_idx = [cols.index(c) for c in info.primary_key]
         table: dict[RowKey, dict[str, Scalar]] = {}
         for raw in cur:
-            row = {c: canonical_value(v) for c, v in zip(cols, raw, strict=True)}
+            row = canonical_row(cols, raw)
             table[tuple(row[cols[i]] for i in key_idx)] = row
         return table
 
@@ -378,7 +473,7 @@ class World:
         table = dict(base.rows[info.name])
         now: dict[int, tuple[RowKey, dict[str, Scalar]]] = {}
         for raw in cur:
-            row = {c: canonical_value(v) for c, v in zip(cols, raw[1:], strict=True)}
+            row = canonical_row(cols, raw[1:])
             now[raw[0]] = (tuple(row[cols[i]] for i in key_idx), row)
         for rid in rids:  # rows of the template: updated in place, or gone
             old = keys.get(rid)
@@ -403,18 +498,25 @@ class World:
     @contextmanager
     def transaction(self) -> Iterator[WorldTx]:
         """Run a block in one transaction; any exception rolls it back and propagates."""
-        before = self.conn.total_changes
-        self.conn.execute("BEGIN")
+        conn = self.conn
+        before = conn.total_changes
+        # A pooled world is inside its outer transaction: a call is a savepoint in it.
+        nested = self._pool is not None
+        conn.execute("SAVEPOINT sb_call" if nested else "BEGIN")
         tx = WorldTx(self)
         try:
             yield tx
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if nested:
+                conn.execute("ROLLBACK TO sb_call")
+                conn.execute("RELEASE sb_call")
+            else:
+                conn.execute("ROLLBACK")
             raise
         else:
-            self.conn.execute("COMMIT")
+            conn.execute("RELEASE sb_call" if nested else "COMMIT")
         finally:
-            tx.wrote = self.conn.total_changes != before
+            tx.wrote = conn.total_changes != before
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Scalar]]:
         """Run a read-only query outside any tool (judge invariants).
@@ -427,7 +529,7 @@ class World:
         try:
             cur = self.conn.execute(sql, params)
             cols = [d[0] for d in cur.description or ()]
-            return [{c: canonical_value(v) for c, v in zip(cols, r, strict=True)} for r in cur]
+            return [canonical_row(cols, r) for r in cur]
         finally:
             self.conn.execute("PRAGMA query_only = OFF")
 
@@ -458,13 +560,25 @@ class World:
     def fork(self) -> World:
         """An independent copy of this world as it is now (same clock).
 
-        A memcpy: cheaper than replaying the calls that built it.
+        A memcpy: cheaper than replaying the calls that built it. A pooled world's
+        writes are first committed (a serialisation does not see an open
+        transaction's), so its connection is closed, not pooled, afterwards.
         """
+        if self._pool is not None:
+            self.conn.execute("COMMIT")
+            self._pool = None
         return World(_connect(self.conn.serialize()), self.tables, self.now, origin=self.origin)
 
     def close(self) -> None:
-        """Release the database."""
-        self.conn.close()
+        """Release the database (a pooled world's connection goes back to its pool).
+
+        Using the world afterwards raises, as a closed connection does.
+        """
+        conn, pool, self.conn, self._pool = self.conn, self._pool, _CLOSED, None
+        if pool is not None and self.origin is not None:
+            pool.give(self.origin, conn)
+        else:
+            conn.close()
 
 
 class WorldTx:
@@ -493,7 +607,7 @@ class WorldTx:
         """All rows of a query."""
         cur = self._conn.execute(sql, params)
         cols = [d[0] for d in cur.description or ()]
-        return [{c: canonical_value(v) for c, v in zip(cols, r, strict=True)} for r in cur]
+        return [canonical_row(cols, r) for r in cur]
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Scalar] | None:
         """The first row of a query, or None."""
