@@ -170,3 +170,57 @@ def test_close_idle_closes_every_idle_connection() -> None:
     assert pool.take(TEMPLATE) is None
     with pytest.raises(sqlite3.ProgrammingError):
         conn.execute("SELECT 1")
+
+
+ROLLBACK_SCHEMA = """
+CREATE TABLE r (id TEXT PRIMARY KEY, tag TEXT UNIQUE ON CONFLICT ROLLBACK);
+"""
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        ROLLBACK_SCHEMA,
+        "CREATE TABLE r (id TEXT PRIMARY KEY, tag TEXT);"
+        "CREATE TRIGGER no_dup BEFORE INSERT ON r WHEN EXISTS "
+        "(SELECT 1 FROM r WHERE tag = NEW.tag) BEGIN SELECT RAISE(ROLLBACK, 'dup'); END;",
+    ],
+    ids=["on-conflict-rollback", "raise-rollback"],
+)
+@pytest.mark.parametrize("pooled", [True, False], ids=["pooled", "own-world"])
+def test_a_schema_that_rolls_back_a_whole_transaction_keeps_earlier_calls(
+    schema: str, pooled: bool
+) -> None:
+    # A ROLLBACK conflict clause ends the whole transaction: inside a pooled world's outer
+    # transaction it would undo the trial's earlier calls too, unlike a world of its own;
+    # and in either, the tool's IntegrityError must reach the caller, not "cannot rollback".
+    template = WorldTemplate.build(schema, {"r": [{"id": "a", "tag": "x"}]})
+    pool = WorldPool() if pooled else None
+    world = template.clone(NOW, pool=pool)
+    with world.transaction() as tx:
+        tx.execute("INSERT INTO r VALUES ('b', 'y')")
+    with pytest.raises(sqlite3.IntegrityError), world.transaction() as tx:
+        tx.execute("INSERT INTO r VALUES ('c', 'y')")
+    ids = [row["id"] for row in world.query("SELECT id FROM r ORDER BY id")]
+    assert ids == ["a", "b"]
+    world.close()
+    again = template.clone(NOW, pool=pool)
+    assert [row["id"] for row in again.query("SELECT id FROM r ORDER BY id")] == ["a"]
+    again.close()
+
+
+def test_a_connection_whose_writes_were_committed_is_not_reused() -> None:
+    # Domain code that commits the outer transaction and opens another leaves committed
+    # writes a rollback cannot undo: the pool must not hand that database to a trial.
+    pool = WorldPool()
+    world = TEMPLATE.clone(NOW, pool=pool)
+    conn = world.conn
+    with world.transaction() as tx:
+        tx.execute("UPDATE p SET n = 99 WHERE id = 'p1'")
+    conn.execute("COMMIT")
+    conn.execute("BEGIN")
+    world.close()
+    again = TEMPLATE.clone(NOW, pool=pool)
+    assert again.conn is not conn
+    assert again.state().hash() == INITIAL.hash()
+    again.close()

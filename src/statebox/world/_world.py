@@ -102,6 +102,12 @@ def _connect(data: bytes | None = None) -> sqlite3.Connection:
     return conn
 
 
+def _rolls_back_whole(conn: sqlite3.Connection) -> bool:
+    """Whether any schema statement can roll back a whole transaction (word ROLLBACK)."""
+    row = conn.execute("SELECT 1 FROM sqlite_master WHERE sql LIKE '%ROLLBACK%' LIMIT 1").fetchone()
+    return row is not None
+
+
 def _read_tables(conn: sqlite3.Connection) -> dict[str, TableInfo]:
     names = [
         r[0]
@@ -205,6 +211,12 @@ class WorldPool:
             if not conn.in_transaction:
                 raise sqlite3.OperationalError("the outer transaction ended")
             conn.execute("ROLLBACK")
+            # Change notes that survive the rollback were committed (domain code that
+            # ended the outer transaction and began another): not the template's state.
+            if conn.execute(
+                "SELECT EXISTS (SELECT 1 FROM _sb_dirty) OR EXISTS (SELECT 1 FROM _sb_changed)"
+            ).fetchone()[0]:
+                raise sqlite3.OperationalError("committed writes survive the rollback")
             conn.execute("BEGIN")
         except sqlite3.Error:
             conn.close()
@@ -231,7 +243,7 @@ class WorldTemplate:
         tables: Its tables (internal ``_sb_*`` tables excluded).
     """
 
-    __slots__ = ("_rowkeys", "data", "patched_tables", "tables")
+    __slots__ = ("_poolable", "_rowkeys", "data", "patched_tables", "tables")
 
     def __init__(
         self,
@@ -244,6 +256,7 @@ class WorldTemplate:
         self.patched_tables = patched_tables
         """Tables a `patched` call changed relative to the template it came from."""
         self._rowkeys: dict[str, tuple[dict[int, RowKey], int]] = {}
+        self._poolable: bool | None = None
 
     def rowkeys(self, table: str) -> tuple[dict[int, RowKey], int]:
         """``table``'s rows in this template: rowid → primary key, and the top rowid.
@@ -361,11 +374,19 @@ class WorldTemplate:
         Raises:
             ValueError: When ``now`` is naive.
         """
-        if pool is None:
+        if pool is None or self._poolable is False:
             return World(_connect(self.data), self.tables, now, origin=self)
         conn = pool.take(self)
         if conn is None:
             conn = _connect(self.data)
+            if self._poolable is None:
+                # A ROLLBACK conflict clause or RAISE(ROLLBACK) ends the whole
+                # transaction: inside the outer one it would also undo the trial's
+                # earlier calls, which a world of its own keeps. Such a schema is
+                # cloned afresh every time.
+                self._poolable = not _rolls_back_whole(conn)
+                if not self._poolable:
+                    return World(conn, self.tables, now, origin=self)
             conn.execute("BEGIN")
         return World(conn, self.tables, now, origin=self, pool=pool)
 
@@ -507,11 +528,14 @@ class World:
         try:
             yield tx
         except BaseException:
-            if nested:
-                conn.execute("ROLLBACK TO sb_call")
-                conn.execute("RELEASE sb_call")
-            else:
-                conn.execute("ROLLBACK")
+            # A ROLLBACK conflict clause or RAISE(ROLLBACK) has already ended the
+            # transaction: rolling back again would replace the tool's error with ours.
+            if conn.in_transaction:
+                if nested:
+                    conn.execute("ROLLBACK TO sb_call")
+                    conn.execute("RELEASE sb_call")
+                else:
+                    conn.execute("ROLLBACK")
             raise
         else:
             conn.execute("RELEASE sb_call" if nested else "COMMIT")
