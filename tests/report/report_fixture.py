@@ -21,11 +21,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from campaign_factory import make_trial  # noqa: E402
+from campaign_factory import make_trial
 
-from statebox.dialogue import GroundingAudit  # noqa: E402
-from statebox.judge import CheckResult, FailureSignature  # noqa: E402
-from statebox.records import (  # noqa: E402
+from statebox.dialogue import GroundingAudit
+from statebox.judge import CheckResult, FailureSignature
+from statebox.records import (
     RESULTS_FILE,
     ApprovalCounts,
     ResultsWriter,
@@ -94,9 +94,7 @@ def write_fixture(directory: Path) -> None:
                     roll = rng.random()
                     passed = roll < skill
                     error = not passed and roll > 0.93
-                    r = make_trial(
-                        task, domain, agent, i, passed, system_error=error, shape=t + i
-                    )
+                    r = make_trial(task, domain, agent, i, passed, system_error=error, shape=t + i)
                     r = _vary(r, rng, a)
                     if a == 1 and t == 2 and i == 4:
                         # A re-run: the system error first, then the record that wins.
