@@ -19,9 +19,9 @@ exactly the golden calls, through tau2's own code:
 Not included on tau2's side: the orchestrator and user simulator (statebox's oracle
 has no user turns either), and writing the result (tau2 saves a run's results file;
 statebox's side includes its per-trial record write, so the row leans in tau2's
-favour there). On statebox's side, the judge keeps each task's golden end state after
-its first trial, so the golden replay is not in each trial's time; tau2 replays the
-golden actions in every evaluation, which is its design, and is counted.
+favour there). On statebox's side, the judge replays each task's golden calls once
+per campaign and keeps the end state, so a trial's time holds no golden replay; tau2
+replays the golden actions in every evaluation, which is its design, and is counted.
 """
 
 from __future__ import annotations
