@@ -14,6 +14,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import types
 from pathlib import Path
 from typing import Any
 
@@ -263,3 +264,96 @@ def test_trial_figure_says_how_many_trials_cloned_a_fresh_world() -> None:
     assert (pooled.trials, pooled.fresh_worlds, pooled.reused_worlds) == (6, 2, 4)
     fresh = run_bench.bench_campaign("retail@2.0", 3, 1, limit=2, reuse_worlds=False)
     assert (fresh.fresh_worlds, fresh.reused_worlds) == (6, 0)
+
+
+def test_tau2_row_is_skipped_with_a_message_where_tau2_is_not_importable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import tau2_side
+
+    monkeypatch.setitem(sys.modules, "tau2", None)  # any `import tau2...` now fails
+    assert tau2_side.tau2_side_by_side(3) is None
+    assert "skipped" in suite_bench.TAU2_SKIPPED and "never a" in suite_bench.TAU2_SKIPPED
+
+
+def _fake_tau2(monkeypatch: pytest.MonkeyPatch, calls: list[tuple[str, Any]]) -> None:
+    """A stand-in for tau2-bench's modules that records what a trial calls."""
+
+    class ToolCall:
+        def __init__(self, **kw: Any) -> None:
+            self.__dict__.update(kw)
+
+    class AssistantMessage:
+        @classmethod
+        def text(cls, content: str, tool_calls: list[Any]) -> tuple[str, Any]:
+            return ("assistant", tool_calls[0].name)
+
+    class Env:
+        def set_state(self, **kw: Any) -> None:
+            calls.append(("set_state", kw["message_history"]))
+
+        def get_response(self, call: Any) -> tuple[str, Any]:
+            calls.append(("tool", call.name))
+            return ("tool", call.name)
+
+    def get_environment() -> Env:
+        calls.append(("env", None))
+        return Env()
+
+    action = types.SimpleNamespace(name="cancel", arguments={"id": 1}, requestor="assistant")
+    task = types.SimpleNamespace(
+        initial_state=None,
+        evaluation_criteria=types.SimpleNamespace(actions=[action, action]),
+    )
+
+    class EnvironmentEvaluator:
+        @classmethod
+        def calculate_reward(cls, environment_constructor: Any, task: Any, full_trajectory: Any):
+            calls.append(("evaluate", list(full_trajectory)))
+            return types.SimpleNamespace(reward=1.0)
+
+    modules = {
+        "tau2": types.ModuleType("tau2"),
+        "tau2.data_model": types.ModuleType("tau2.data_model"),
+        "tau2.data_model.message": types.SimpleNamespace(
+            AssistantMessage=AssistantMessage, ToolCall=ToolCall
+        ),
+        "tau2.domains": types.ModuleType("tau2.domains"),
+        "tau2.domains.retail": types.ModuleType("tau2.domains.retail"),
+        "tau2.domains.retail.environment": types.SimpleNamespace(
+            get_environment=get_environment, get_tasks=lambda: [task]
+        ),
+        "tau2.evaluator": types.ModuleType("tau2.evaluator"),
+        "tau2.evaluator.evaluator_env": types.SimpleNamespace(
+            EnvironmentEvaluator=EnvironmentEvaluator
+        ),
+    }
+    for name, module in modules.items():
+        monkeypatch.setitem(sys.modules, name, module)
+
+
+def test_tau2_trial_is_an_episode_then_tau2s_own_db_check(monkeypatch: pytest.MonkeyPatch) -> None:
+    import tau2_side
+
+    calls: list[tuple[str, Any]] = []
+    _fake_tau2(monkeypatch, calls)
+    out = tau2_side.tau2_side_by_side(2)
+    assert out is not None and out["trials"] == 2 and out["passed"] == 2
+    # Per trial (a warm-up first): a fresh env in its initial state, each golden action
+    # sent as a tool call, then tau2's evaluator given the whole trajectory.
+    one = [
+        ("env", None),
+        ("set_state", []),
+        ("tool", "cancel"),
+        ("tool", "cancel"),
+        ("evaluate", [("assistant", "cancel"), ("tool", "cancel")] * 2),
+    ]
+    assert calls == one * 3
+    row = suite_bench.tau2_row(out, types_namespace(per_trial_ms=2.0, cpu_per_trial_ms=1.5))
+    assert "record write" in row.baseline and "no result write" in row.figure
+
+
+def types_namespace(**kw: float) -> Any:
+    import types
+
+    return types.SimpleNamespace(**kw)

@@ -1,6 +1,7 @@
 """The lean results reader that reports use: same rows as full records, fewer bytes parsed."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,26 @@ def test_a_skipped_check_is_seen_by_the_lean_reader(tmp_path: Path) -> None:
     rows = read_trial_rows(tmp_path)
     assert rows == [trial_row(record)]
     assert rows[0].skipped_checks
+
+
+def test_a_field_of_the_wrong_type_is_one_line_naming_file_line_and_field(tmp_path: Path) -> None:
+    good = make_trial("t1", "retail", "a", 0, True).model_dump_json()
+    bad = good.replace('"last_tool_ok":true', '"last_tool_ok":"yes"')
+    assert bad != good
+    (tmp_path / RESULTS_FILE).write_text(good + "\n" + bad + "\n")
+    with pytest.raises(ResultsFormatError) as caught:
+        read_trial_rows(tmp_path)
+    message = str(caught.value)
+    assert re.search(r"results.jsonl:2: invalid record: .*last_tool_ok", message)
+    assert "\n" not in message
+
+
+def test_a_torn_line_before_the_last_is_refused_and_blank_lines_are_skipped(
+    tmp_path: Path,
+) -> None:
+    good = make_trial("t1", "retail", "a", 0, True).model_dump_json()
+    (tmp_path / RESULTS_FILE).write_text(good + "\n\n" + good[:900] + "\n" + good + "\n")
+    with pytest.raises(ResultsFormatError, match=r"results.jsonl:3: not JSON"):
+        read_trial_rows(tmp_path)
+    (tmp_path / RESULTS_FILE).write_text(good + "\n  \n" + good + "\n")
+    assert len(read_trial_rows(tmp_path)) == 1  # one trial id: the later line wins

@@ -233,110 +233,7 @@ def trial_row(record: TrialRecord) -> TrialRow:
 
 
 _TRIAL_ID = re.compile(rb'"trial_id":("(?:[^"\\\\]|\\\\.)*")')
-_TRANSCRIPT_KEY = b',"transcript":'
-_TIMINGS_KEY = b',"timings":'
-_EFFECTS_KEY = b',"expected_effects":'
-_SIGNATURE_KEY = b',"signature":'
-_CHECKS_KEY = b'"verdict":{"checks":'
-_COMPARISON_KEY = b',"comparison":'
-_SKIPPED_KEY = "__any_check_skipped"
-_STATUSES = {s.value: s for s in TrialStatus}
 _BLOCK_BYTES = 1 << 23
-
-
-def _lean_parse(buf: bytes, start: int, end: int) -> dict[str, Any]:
-    """Parse the line ``buf[start:end]`` without transcript, effects and checks.
-
-    Records are written in field order (``... verdict{checks, comparison,
-    expected_effects, actual_effects, signature, flags, ...}, termination, transcript,
-    timings, started_at, error, cost_usd``). Three byte ranges are cut out: the checks
-    (only whether one was skipped is kept, as ``_SKIPPED_KEY``), the effects (from the
-    first ``,"expected_effects":`` to the verdict's ``,"signature":``, the last one
-    before the transcript) and the transcript (to the last ``,"timings":``). What is
-    left is one JSON object with every field a `TrialRow` needs. Inside JSON strings a
-    quote is always escaped, so these keys cannot match inside a value; a nested object
-    using one of them as a key leaves brackets unbalanced, the parse fails, and the
-    whole line is parsed instead — as it is for any other layout.
-    """
-    cut = buf.find(_TRANSCRIPT_KEY, start, end)
-    tail = buf.rfind(_TIMINGS_KEY, start, end)
-    if start < cut < tail:
-        effects = buf.find(_EFFECTS_KEY, start, cut)
-        signature = buf.rfind(_SIGNATURE_KEY, effects, cut) if effects > start else -1
-        checks = buf.find(_CHECKS_KEY, start, effects)
-        comparison = buf.find(_COMPARISON_KEY, checks, effects) if checks > start else -1
-        if comparison > checks > start and signature > effects:
-            skipped = buf.find(b'"skipped":true', checks, comparison) >= 0
-            head = b"".join(
-                (
-                    buf[start:checks],
-                    b'"verdict":{"'
-                    + _SKIPPED_KEY.encode()
-                    + (b'":true' if skipped else b'":false'),
-                    buf[comparison:effects],
-                    buf[signature:cut],
-                    buf[tail:end],
-                )
-            )
-        else:  # no verdict (a system error), or an unexpected layout
-            head = buf[start:cut] + buf[tail:end]
-        try:
-            data: dict[str, Any] = json.loads(head.decode("utf-8"))
-        except ValueError:
-            pass
-        else:
-            if isinstance(data, dict) and "verdict" in data and "cost_usd" in data:
-                return data
-    full: dict[str, Any] = json.loads(buf[start:end])
-    return full
-
-
-def _row_from_dict(data: dict[str, Any]) -> TrialRow:
-    status = _STATUSES[data["status"]]
-    v = data["verdict"]
-    if v is None:
-        return TrialRow(
-            str(data["trial_id"]),
-            str(data["task_id"]),
-            str(data["domain"]),
-            str(data["agent_id"]),
-            status,
-            "system_error" if status is TrialStatus.SYSTEM_ERROR else None,
-            False,
-            False,
-            False,
-            False,
-            False,
-            False,
-            False,
-            False,
-            float(data["cost_usd"]),
-            *_user_fields(data.get("user")),
-            None,
-            *_approval_fields(data.get("approvals")),
-        )
-    flags, comparison = v["flags"], v["comparison"]
-    signature = v["signature"] or ("system_error" if status is TrialStatus.SYSTEM_ERROR else None)
-    return TrialRow(
-        str(data["trial_id"]),
-        str(data["task_id"]),
-        str(data["domain"]),
-        str(data["agent_id"]),
-        status,
-        signature,
-        True,
-        bool(comparison["missing"]),
-        bool(comparison["wrong"]),
-        bool(comparison["extra"]),
-        bool(flags["clean_termination"]),
-        bool(flags["called_mutating_tool"]),
-        bool(flags["last_tool_ok"]),
-        v[_SKIPPED_KEY] if _SKIPPED_KEY in v else any(c.get("skipped") for c in v["checks"]),
-        float(data["cost_usd"]),
-        *_user_fields(data.get("user")),
-        v.get("unrecovered_error"),
-        *_approval_fields(data.get("approvals")),
-    )
 
 
 def _block_lines(path: Path) -> Iterator[tuple[int, bytes, int, int, bool]]:
@@ -364,37 +261,34 @@ def _block_lines(path: Path) -> Iterator[tuple[int, bytes, int, int, bool]]:
 def read_trial_rows(directory: Path) -> list[TrialRow]:
     """The `TrialRow` of every trial of a campaign, without transcripts (`latest_per_trial`).
 
-    Much faster and leaner than `read_results` on large campaigns: the file is read in
-    blocks, transcripts, effects and checks are not parsed, and no pydantic model is
-    built. Only the fields a `TrialRow` holds are checked.
+    Much faster and leaner than `read_results` on large campaigns: each line is decoded
+    in C into typed structs holding only a row's fields, with the transcript cut out
+    first (`statebox.records._lean`); no pydantic model is built. Only the fields a
+    `TrialRow` holds are checked, against the types of `TrialRecord`.
 
     Raises:
         ResultsFormatError: A line that is not JSON (other than a torn last line), an
-            unknown ``schema_version``, or a record missing a needed field or holding
-            an unknown status; names file and line.
+            unknown ``schema_version``, or a record missing a needed field, holding one
+            of the wrong type or an unknown status; names file and line.
     """
+    from statebox.records._lean import read_rows  # msgspec: only when a report reads
+
     path = Path(directory) / RESULTS_FILE
     if not path.exists():
         return []
-    rows: list[TrialRow] = []
-    for line, buf, start, end, last in _block_lines(path):
+    rows, bad = read_rows(path, SCHEMA_VERSION)
+    if bad is not None:
         try:
-            data = _lean_parse(buf, start, end)
+            data = json.loads(bad.raw)
         except ValueError as exc:
-            if not buf[start:end].strip():
-                continue
-            if last:
-                warnings.warn(
-                    f"{path}:{line}: torn last line skipped", TornLineWarning, stacklevel=2
-                )
-                break
-            raise ResultsFormatError(f"not JSON: {exc}", path=path, line=line) from exc
-        if not isinstance(data, dict) or data.get("schema_version") != SCHEMA_VERSION:
-            _check_version(data, path, line)
-        try:
-            rows.append(_row_from_dict(data))
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise ResultsFormatError(f"invalid record: {exc!r}", path=path, line=line) from exc
+            if not bad.last:
+                raise ResultsFormatError(f"not JSON: {exc}", path=path, line=bad.line) from exc
+            warnings.warn(
+                f"{path}:{bad.line}: torn last line skipped", TornLineWarning, stacklevel=2
+            )
+        else:
+            _check_version(data, path, bad.line)
+            raise ResultsFormatError(f"invalid record: {bad.reason}", path=path, line=bad.line)
     return latest_per_trial(rows)  # a re-run trial's last line wins (see read_results)
 
 
