@@ -1,8 +1,7 @@
 """Review of the world pool: where a pooled world behaves unlike a fresh clone.
 
 Each test runs the same calls on a fresh clone and on a pooled one (a savepoint inside
-one outer transaction) and asserts they agree. The known gaps are marked xfail
-(strict): they fail today and must pass once the pool is fixed.
+one outer transaction) and asserts they agree. Each failed before the pool was made exact.
 """
 
 from __future__ import annotations
@@ -21,11 +20,6 @@ def _worlds(template: WorldTemplate) -> list[tuple[str, World]]:
     return [("fresh", template.clone(NOW)), ("pooled", template.clone(NOW, pool=WorldPool()))]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a pooled call's RELEASE never checks a deferred foreign key (only the outer "
-    "COMMIT would): a write the schema forbids is accepted (world/_world.py transaction)",
-)
 def test_a_deferred_foreign_key_refuses_a_pooled_call_as_a_fresh_one() -> None:
     template = WorldTemplate.build(
         "CREATE TABLE parent (id TEXT PRIMARY KEY);"
@@ -45,12 +39,6 @@ def test_a_deferred_foreign_key_refuses_a_pooled_call_as_a_fresh_one() -> None:
     assert refused == {"fresh": True, "pooled": True}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a tool statement's OR ROLLBACK conflict clause ends the pooled world's outer "
-    "transaction, undoing the trial's earlier calls; only the schema is screened "
-    "(world/_world.py _rolls_back_whole)",
-)
 def test_a_statements_or_rollback_undoes_only_its_call_in_a_pooled_world() -> None:
     template = WorldTemplate.build(
         "CREATE TABLE t (id TEXT PRIMARY KEY, v INTEGER);", {"t": [{"id": "A", "v": 0}]}
@@ -66,11 +54,6 @@ def test_a_statements_or_rollback_undoes_only_its_call_in_a_pooled_world() -> No
     assert finals == {"fresh": [("A", 1)], "pooled": [("A", 1)]}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="connection settings (PRAGMA) set through World.query survive the pool's "
-    "rollback into the next trial's world (world/_world.py WorldPool.give)",
-)
 def test_a_pragma_set_in_one_pooled_trial_does_not_reach_the_next() -> None:
     template = WorldTemplate.build(
         "CREATE TABLE t (id TEXT PRIMARY KEY, v INTEGER);", {"t": [{"id": "A", "v": 0}]}

@@ -103,9 +103,34 @@ def _connect(data: bytes | None = None) -> sqlite3.Connection:
 
 
 def _rolls_back_whole(conn: sqlite3.Connection) -> bool:
-    """Whether any schema statement can roll back a whole transaction (word ROLLBACK)."""
-    row = conn.execute("SELECT 1 FROM sqlite_master WHERE sql LIKE '%ROLLBACK%' LIMIT 1").fetchone()
+    """Whether the schema can end a whole transaction or defers a check to its commit.
+
+    A ROLLBACK conflict clause or RAISE(ROLLBACK) ends the whole transaction, and a
+    DEFERRABLE constraint is checked at COMMIT only: inside a pooled world's outer
+    transaction the first would undo the trial's earlier calls too and the second would
+    never refuse a call, unlike in a world of its own.
+    """
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE sql LIKE '%ROLLBACK%' OR sql LIKE '%DEFERR%' LIMIT 1"
+    ).fetchone()
     return row is not None
+
+
+def _screen(world: World, sql: str) -> None:
+    """Keep a pooled world exact for a statement the outer transaction would change.
+
+    ``ROLLBACK`` (``INSERT OR ROLLBACK``) or ``DEFER`` (``PRAGMA defer_foreign_keys``)
+    would act on the outer transaction: the world first commits what it holds and runs
+    on as a world of its own (never pooled again). Any other ``PRAGMA`` may change a
+    connection setting a rollback keeps: the connection is closed, not reused.
+    """
+    if world._pool is None:
+        return
+    text = sql.upper()
+    if "ROLLBACK" in text or "DEFER" in text:
+        world._leave_pool()
+    elif "PRAGMA" in text:
+        world._spent = True
 
 
 def _read_tables(conn: sqlite3.Connection) -> dict[str, TableInfo]:
@@ -380,10 +405,7 @@ class WorldTemplate:
         if conn is None:
             conn = _connect(self.data)
             if self._poolable is None:
-                # A ROLLBACK conflict clause or RAISE(ROLLBACK) ends the whole
-                # transaction: inside the outer one it would also undo the trial's
-                # earlier calls, which a world of its own keeps. Such a schema is
-                # cloned afresh every time.
+                # Such a schema (see `_rolls_back_whole`) is cloned afresh every time.
                 self._poolable = not _rolls_back_whole(conn)
                 if not self._poolable:
                     return World(conn, self.tables, now, origin=self)
@@ -431,6 +453,8 @@ class World:
         self.now = now
         self.origin = origin
         self._pool = pool
+        self._spent = False  # a pooled world whose connection must not be reused
+        self._in_call = False  # inside `transaction` (a pooled world: its savepoint)
 
     def state(self, base: State | None = None, *, also: frozenset[str] = frozenset()) -> State:
         """Canonical snapshot of every table (internal tables excluded).
@@ -522,8 +546,8 @@ class World:
         conn = self.conn
         before = conn.total_changes
         # A pooled world is inside its outer transaction: a call is a savepoint in it.
-        nested = self._pool is not None
-        conn.execute("SAVEPOINT sb_call" if nested else "BEGIN")
+        conn.execute("SAVEPOINT sb_call" if self._pool is not None else "BEGIN")
+        self._in_call = True
         tx = WorldTx(self)
         try:
             yield tx
@@ -531,15 +555,24 @@ class World:
             # A ROLLBACK conflict clause or RAISE(ROLLBACK) has already ended the
             # transaction: rolling back again would replace the tool's error with ours.
             if conn.in_transaction:
-                if nested:
+                if self._pool is not None:  # re-read: a statement may have left the pool
                     conn.execute("ROLLBACK TO sb_call")
                     conn.execute("RELEASE sb_call")
                 else:
                     conn.execute("ROLLBACK")
             raise
         else:
-            conn.execute("RELEASE sb_call" if nested else "COMMIT")
+            if self._pool is not None:
+                conn.execute("RELEASE sb_call")
+            else:
+                try:
+                    conn.execute("COMMIT")  # a deferred constraint is checked here
+                except sqlite3.Error:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
         finally:
+            self._in_call = False
             tx.wrote = conn.total_changes != before
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Scalar]]:
@@ -550,6 +583,7 @@ class World:
                 for the duration).
         """
         self.conn.execute("PRAGMA query_only = ON")
+        _screen(self, sql)
         try:
             cur = self.conn.execute(sql, params)
             cols = [d[0] for d in cur.description or ()]
@@ -588,10 +622,25 @@ class World:
         writes are first committed (a serialisation does not see an open
         transaction's), so its connection is closed, not pooled, afterwards.
         """
-        if self._pool is not None:
-            self.conn.execute("COMMIT")
-            self._pool = None
+        self._leave_pool()
         return World(_connect(self.conn.serialize()), self.tables, self.now, origin=self.origin)
+
+    def _leave_pool(self) -> None:
+        """Commit the outer transaction and run on as a world of its own.
+
+        Inside a call the savepoint is released first: the call's writes so far are
+        committed with the rest, and the call goes on in a transaction of its own.
+        """
+        if self._pool is None:
+            return
+        conn = self.conn
+        if self._in_call:
+            conn.execute("RELEASE sb_call")
+        if conn.in_transaction:
+            conn.execute("COMMIT")
+        if self._in_call:
+            conn.execute("BEGIN")
+        self._pool = None
 
     def close(self) -> None:
         """Release the database (a pooled world's connection goes back to its pool).
@@ -599,7 +648,7 @@ class World:
         Using the world afterwards raises, as a closed connection does.
         """
         conn, pool, self.conn, self._pool = self.conn, self._pool, _CLOSED, None
-        if pool is not None and self.origin is not None:
+        if pool is not None and self.origin is not None and not self._spent:
             pool.give(self.origin, conn)
         else:
             conn.close()
@@ -629,6 +678,7 @@ class WorldTx:
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Scalar]]:
         """All rows of a query."""
+        _screen(self._world, sql)
         cur = self._conn.execute(sql, params)
         cols = [d[0] for d in cur.description or ()]
         return [canonical_row(cols, r) for r in cur]
@@ -640,6 +690,7 @@ class WorldTx:
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run a write; returns the number of rows changed."""
+        _screen(self._world, sql)
         return self._conn.execute(sql, params).rowcount
 
     def insert(self, table: str, row: Mapping[str, Any]) -> dict[str, Scalar]:
