@@ -67,3 +67,19 @@ def test_a_pragma_set_in_one_pooled_trial_does_not_reach_the_next() -> None:
         assert again.conn.execute("PRAGMA recursive_triggers").fetchone()[0] == 1
     finally:
         again.close()
+
+
+def test_a_schema_read_pragma_keeps_the_connection_pooled() -> None:
+    # The kit reads a table's columns with PRAGMA table_info: that must not cost the pool.
+    template = WorldTemplate.build(
+        "CREATE TABLE t (id TEXT PRIMARY KEY, v INTEGER);", {"t": [{"id": "A", "v": 0}]}
+    )
+    pool = WorldPool()
+    world = template.clone(NOW, pool=pool)
+    conn = world.conn
+    with world.transaction() as tx:
+        assert [r["name"] for r in tx.query('PRAGMA table_info("t")')] == ["id", "v"]
+    world.close()
+    again = template.clone(NOW, pool=pool)
+    assert again.conn is conn
+    again.close()

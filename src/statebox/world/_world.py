@@ -20,6 +20,7 @@ replay and an agent's run stamp the same values (invariant 3).
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from collections import OrderedDict
@@ -116,6 +117,12 @@ def _rolls_back_whole(conn: sqlite3.Connection) -> bool:
     return row is not None
 
 
+# Pragmas that only read the schema (the kit reads a table's columns this way).
+_SCHEMA_PRAGMA = re.compile(
+    r'PRAGMA\s+(?:TABLE_INFO|TABLE_XINFO|INDEX_LIST|INDEX_INFO|FOREIGN_KEY_LIST)\s*\(\s*"?\w+"?\s*\)'
+)
+
+
 def _screen(world: World, sql: str) -> None:
     """Keep a pooled world exact for a statement the outer transaction would change.
 
@@ -129,7 +136,7 @@ def _screen(world: World, sql: str) -> None:
     text = sql.upper()
     if "ROLLBACK" in text or "DEFER" in text:
         world._leave_pool()
-    elif "PRAGMA" in text:
+    elif "PRAGMA" in text and not _SCHEMA_PRAGMA.fullmatch(text.strip().rstrip(";")):
         world._spent = True
 
 
