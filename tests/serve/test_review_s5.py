@@ -1,6 +1,6 @@
 """Review of the direct serving paths (MCP gateway, OpenEnv HTTP): hostile requests.
 
-Known gaps, marked xfail (strict): each fails today and must pass once fixed.
+Each of these failed before its fix.
 """
 
 from __future__ import annotations
@@ -29,12 +29,6 @@ def _call(rid: Any, name: str, arguments: dict[str, Any]) -> bytes:
     return json.dumps(body).encode()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="OpenEnv /reset and /step pass unvalidated extras (task_id, index, split, "
-    "episode_id) on: a list or dict id, a string index is a TypeError and a 500 "
-    "(serve/_openenv.py _direct_answer catches only the episode errors)",
-)
 def test_openenv_http_wrong_typed_fields_are_client_errors_not_500s() -> None:
     async def go() -> list[int]:
         async with serving(openenv=True) as s:
@@ -58,12 +52,6 @@ def test_openenv_http_wrong_typed_fields_are_client_errors_not_500s() -> None:
     assert all(400 <= s < 500 for s in statuses), statuses
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="with a header sent twice the direct path reads the last (serve/_mcp_direct.py "
-    "_headers_pass), the SDK's transport the first: the direct way answers 200 where "
-    "the SDK answers 406 / 400",
-)
 def test_direct_answers_equal_the_sdks_with_repeated_headers(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -95,11 +83,6 @@ def test_direct_answers_equal_the_sdks_with_repeated_headers(
     assert out["direct"] == out["sdk"], out
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a body that is not UTF-8 reaches the SDK's transport, which answers HTTP 500 "
-    "(serve/_gateway.py: the gateway could answer a JSON-RPC parse error itself)",
-)
 def test_a_gateway_body_that_is_not_utf8_is_not_a_500() -> None:
     async def go() -> int:
         async with serving() as s:
@@ -122,14 +105,6 @@ def crash(tx: WorldTx, account_id: str) -> None:
     raise RuntimeError("internal detail: /srv/secret/path")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a tool that raises through the MCP gateway reaches the agent as the raw "
-    "exception text (the SDK's handler wrapper), session.system_error stays unset and "
-    "/control/.../verdict judges it (200, passed false) instead of answering 502 "
-    "(serve/_gateway.py call_tool catches EpisodeSystemError only; _sessions.py "
-    "Session.call_tool / finish ignore episode.fault)",
-)
 def test_a_tool_crash_through_the_gateway_is_a_system_error_not_a_verdict() -> None:
     domain = Domain(name="toy", schema_sql=SCHEMA, seed=SEED, tools=[*TOOLS, crash], policy="")
 

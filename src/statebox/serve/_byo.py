@@ -122,6 +122,8 @@ class _HttpAgent:
         if self._session.system_error is not None:
             # A server failed under one of the agent's calls: the trial is a system error.
             self._factory.detach(self._session)
+            if self._episode.fault is not None:  # a tool that crashed: record its own error
+                raise self._episode.fault
             raise BackendError(self._session.system_error)
         self._messages.append(ChatMessage(role="assistant", content=answer.text))
         if answer.action == "end" or self._episode.done:

@@ -237,6 +237,16 @@ class McpGateway:
         scope = dict(scope)
         scope[_SCOPE_KEY] = session.id
         messages, body = await _read_body(receive, self._max_body_bytes)
+        if body is not None and not _is_utf8(body):
+            # The SDK's transport would raise on decoding it and answer 500: the
+            # client sent bad bytes, which is JSON-RPC's parse error.
+            parse_error = {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": -32700, "message": "Parse error: the body is not UTF-8"},
+            }
+            await JSONResponse(parse_error, status_code=400)(scope, receive, send)
+            return
         if body is not None:
             token = _DIRECT.set(session)
             try:
@@ -251,6 +261,14 @@ class McpGateway:
             return messages.pop(0) if messages else await receive()
 
         await self._manager.handle_request(scope, replay, send)
+
+
+def _is_utf8(body: bytes) -> bool:
+    try:
+        body.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 async def _read_body(receive: Receive, limit: int) -> tuple[list[Message], bytes | None]:

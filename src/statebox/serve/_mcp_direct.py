@@ -48,12 +48,13 @@ _REQUEST_TYPES: dict[str, type[Any]] = {
 def _headers_pass(scope: Scope) -> bool:
     """The SDK transport's POST header checks (JSON response mode, no MCP session)."""
     accept = content_type = version = None
+    # The first of a repeated header, as Starlette's Headers.get (so the SDK) reads it.
     for k, v in scope.get("headers", ()):
-        if k == b"accept":
+        if k == b"accept" and accept is None:
             accept = bytes(v).decode("latin-1")
-        elif k == b"content-type":
+        elif k == b"content-type" and content_type is None:
             content_type = bytes(v).decode("latin-1")
-        elif k == b"mcp-protocol-version":
+        elif k == b"mcp-protocol-version" and version is None:
             version = bytes(v).decode("latin-1")
     if accept is None or not any(p.strip().startswith(_JSON) for p in accept.split(",")):
         return False  # the SDK answers 406

@@ -118,6 +118,16 @@ class EpisodeRequestError(ValueError):
         self.status = status
 
 
+def _typed(**fields: tuple[object, type | tuple[type, ...]]) -> None:
+    """Refuse a reset or step argument of the wrong JSON type (400, never a 500).
+
+    openenv's request models allow extra fields, so these arrive unvalidated.
+    """
+    for name, (value, kind) in fields.items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
+            raise EpisodeRequestError(f"{name} must be {getattr(kind, '__name__', 'a number')}")
+
+
 _OPEN_WHILE_LOADING = frozenset({"/health", "/ready"})
 _OPEN_WITHOUT_TOKEN = _OPEN_WHILE_LOADING
 _TASK_ROUTES = frozenset(
@@ -501,6 +511,8 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
         Raises:
             EpisodeRequestError: See `OpenEnvServer.pick`.
         """
+        _typed(seed=(seed, int), episode_id=(episode_id, str), task_id=(task_id, str))
+        _typed(split=(split, str), index=(index, int))
         if self._episode_id is not None:
             self._server.drop(self._episode_id)
             self._episode_id = None
@@ -556,6 +568,7 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
             EpisodeRequestError: No such live episode (never reset, ended, or evicted), or
                 a system error (status 500; the episode is dropped).
         """
+        _typed(timeout_s=(timeout_s, (int, float)), episode_id=(episode_id, str))
         if isinstance(action, ListToolsAction):
             return ListToolsObservation(tools=list_tools(self.live_session()))
         s = self._session(episode_id)

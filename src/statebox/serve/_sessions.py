@@ -278,6 +278,12 @@ class Session:
                 await self.episode.step(CallTool(call=ToolCall(tool=name, args=args, id=call_id)))
             except INFRASTRUCTURE as exc:
                 raise self._failed(f"{type(exc).__name__}: {exc}") from exc
+            except Exception as exc:
+                # A tool that crashed is statebox's (or the domain's) failure, not the
+                # agent's: a system error, with no details to the agent, never judged.
+                if self.episode.fault is None:
+                    raise
+                raise self._failed(f"{type(exc).__name__}: {exc}") from exc
             return self.episode.tool_results[-1]
 
     async def refuse_tool(self, name: str, args: dict[str, Any], message: str) -> ToolResult:
@@ -317,6 +323,9 @@ class Session:
         async with self.lock:
             if self.verdict is not None:
                 return self.verdict
+            fault = self.episode.fault
+            if self.system_error is None and fault is not None:
+                self._failed(f"{type(fault).__name__}: {fault}")
             if self.system_error is not None:
                 raise EpisodeSystemError(self.system_error)
             if self.catalog is None:
