@@ -17,16 +17,15 @@ import pytest
 
 pytest.importorskip("openenv")
 
+from fixtures.rl_support import served_tasks
 from fixtures.toy import SCHEMA, SEED, TOOLS
 from statebox.domains import Domain
 from statebox.llm import ProtocolRequest, ProtocolServer, Reply
 from statebox.serve import BackgroundServer, ServeApp, TaskCatalog
-from statebox.tasks import load_tasks
 from statebox.tools import tool
 from statebox.world import WorldTx
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-TASKS = Path(__file__).resolve().parents[1] / "serve" / "tasks"
 SUITE = "retail:train@1.0"
 
 
@@ -66,7 +65,7 @@ def explode(tx: WorldTx, account_id: str) -> None:
 def test_art_rollout_raises_on_a_statebox_system_error_never_a_reward_of_0() -> None:
     art = _example("art_rollout")
     domain = Domain(name="toy", schema_sql=SCHEMA, seed=SEED, tools=[*TOOLS, explode], policy="")
-    app = ServeApp(lambda: TaskCatalog(load_tasks(TASKS), {"toy": domain}), openenv=True)
+    app = ServeApp(lambda: TaskCatalog(served_tasks(), {"toy": domain}), openenv=True)
     seen: list[Any] = []
 
     def model_replies(req: ProtocolRequest) -> Reply:

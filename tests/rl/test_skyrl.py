@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import skyrl_gym
 from omegaconf import DictConfig
 
+from fixtures.rl_support import explode, served_tasks
 from fixtures.toy import SCHEMA, SEED, TOOLS, make_domain
 from statebox.domains import Domain
 from statebox.errors import ConfigError
@@ -35,31 +35,13 @@ from statebox.rl.skyrl import (
     rows,
 )
 from statebox.rl.trl import environment_class
-from statebox.tasks import Task, load_tasks
-from statebox.tools import tool
-from statebox.world import WorldTx
 
-TASKS = Path(__file__).resolve().parents[1] / "serve" / "tasks"
 Policy = Callable[[list[dict[str, Any]]], str]
-
-
-@tool(mutates=True)
-def explode(tx: WorldTx, account_id: str) -> None:
-    """A tool whose backend dies mid-call.
-
-    Args:
-        account_id: Account id.
-    """
-    raise ConnectionError("backend died")
-
-
-def _tasks() -> list[Task]:
-    return load_tasks(TASKS)
 
 
 @pytest.fixture
 def registered() -> Iterator[None]:
-    register(rollout_class=environment_class(_tasks(), {"toy": make_domain()}))
+    register(rollout_class=environment_class(served_tasks(), {"toy": make_domain()}))
     yield
     skyrl_gym.envs.registration.registry.pop(ENV_ID, None)
 
@@ -164,7 +146,7 @@ def test_the_policy_s_bad_calls_are_refusals_it_reads_never_errors() -> None:
 
 def test_a_trajectory_statebox_cannot_run_raises_with_the_trial_id_never_minus_1() -> None:
     domain = Domain(name="toy", schema_sql=SCHEMA, seed=SEED, tools=[*TOOLS, explode], policy="")
-    register(rollout_class=environment_class(_tasks(), {"toy": domain}))
+    register(rollout_class=environment_class(served_tasks(), {"toy": domain}))
     try:
         turns = [_call("explode", account_id="A1"), f"Done. {DONE_MARKER}"]
         with pytest.raises(
@@ -176,7 +158,7 @@ def test_a_trajectory_statebox_cannot_run_raises_with_the_trial_id_never_minus_1
 
 
 @pytest.mark.usefixtures("registered")
-def test_test_tasks_are_refused_and_rows_come_from_train_tasks() -> None:
+def test_test_tasks_are_refused_and_rows_come_from_trainserved_tasks() -> None:
     with pytest.raises(ConfigError, match="test task"):
         _agent_loop(_scripted([]), _row("toy.transfer.ask.001"))
     with pytest.raises(ConfigError, match="no task_id"):

@@ -22,29 +22,15 @@ from typing import Any, get_type_hints
 
 import pytest
 
+from fixtures.rl_support import explode, served_tasks
 from fixtures.toy import SCHEMA, SEED, TOOLS, make_domain
 from statebox.domains import Domain
 from statebox.errors import ConfigError
 from statebox.rl import TrialSystemError
 from statebox.rl.trl import TRL_VERSION, USER_TOOL, environment_class, rows
 from statebox.serve import TaskCatalog
-from statebox.tasks import Task, load_tasks
-from statebox.tools import tool
-from statebox.world import WorldTx
-
-TASKS = Path(__file__).resolve().parents[1] / "serve" / "tasks"
 
 Call = tuple[str, dict[str, Any]]
-
-
-@tool(mutates=True)
-def explode(tx: WorldTx, account_id: str) -> None:
-    """A tool whose backend dies mid-call.
-
-    Args:
-        account_id: Account id.
-    """
-    raise ConnectionError("backend died")
 
 
 class _TrlLoop:
@@ -93,12 +79,8 @@ class _TrlLoop:
         return out
 
 
-def _tasks() -> list[Task]:
-    return load_tasks(TASKS)
-
-
 def _env_class(domain: Domain | None = None, **kwargs: Any) -> Any:
-    return environment_class(_tasks(), {"toy": domain or make_domain()}, **kwargs)
+    return environment_class(served_tasks(), {"toy": domain or make_domain()}, **kwargs)
 
 
 GOLDEN_TRANSFER: list[Call] = [
@@ -112,7 +94,7 @@ GOLDEN_FREEZE: list[Call] = [("set_status", {"account_id": "A2", "status": "froz
 
 
 def _row(task_id: str) -> dict[str, Any]:
-    (row,) = [r for r in rows(_tasks()) if r["task_id"] == task_id]
+    (row,) = [r for r in rows(served_tasks()) if r["task_id"] == task_id]
     return row
 
 
@@ -199,7 +181,7 @@ def test_the_reward_is_the_verdict_of_the_in_process_episode() -> None:
         [(_row("toy.transfer.train.001"), GOLDEN_TRANSFER)]
     )[0]
     env.get_reward()
-    cat = TaskCatalog(_tasks(), {"toy": make_domain()})
+    cat = TaskCatalog(served_tasks(), {"toy": make_domain()})
 
     async def direct() -> Any:
         task = cat.task("toy.transfer.train.001")
@@ -255,8 +237,8 @@ def test_test_tasks_are_refused_unless_allowed() -> None:
     with pytest.raises(ConfigError, match="test task"):
         env.reset(task_id="toy.transfer.ask.001", prompt=[])
     with pytest.raises(ConfigError, match="train tasks only"):
-        rows(_tasks(), "test")
-    assert [r["task_id"] for r in rows(_tasks())] == [
+        rows(served_tasks(), "test")
+    assert [r["task_id"] for r in rows(served_tasks())] == [
         "toy.freeze.secret.001",
         "toy.freeze.train.001",
         "toy.transfer.train.001",

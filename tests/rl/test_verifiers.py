@@ -18,7 +18,6 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -27,36 +26,21 @@ pytest.importorskip("openenv")
 
 from openenv.core.generic_client import GenericEnvClient
 
+from fixtures.rl_support import explode, served_tasks
 from fixtures.toy import SCHEMA, SEED, TOOLS, make_domain
 from statebox.domains import Domain
 from statebox.errors import ConfigError
 from statebox.rl.verifiers import VERIFIERS_VERSION, openenv_taskset
 from statebox.serve import BackgroundServer, ServeApp, TaskCatalog
-from statebox.tasks import Task, load_tasks
-from statebox.tools import tool
-from statebox.world import WorldTx
 
-TASKS = Path(__file__).resolve().parents[1] / "serve" / "tasks"
 Player = Callable[[str], str]
-
-
-@tool(mutates=True)
-def explode(tx: WorldTx, account_id: str) -> None:
-    """A tool whose backend dies mid-call.
-
-    Args:
-        account_id: Account id.
-    """
-    raise ConnectionError("backend died")
-
-
-def _tasks() -> list[Task]:
-    return load_tasks(TASKS)
 
 
 @asynccontextmanager
 async def _served(domain: Domain | None = None) -> AsyncIterator[str]:
-    app = ServeApp(lambda: TaskCatalog(_tasks(), {"toy": domain or make_domain()}), openenv=True)
+    app = ServeApp(
+        lambda: TaskCatalog(served_tasks(), {"toy": domain or make_domain()}), openenv=True
+    )
     async with BackgroundServer(app.app) as server:
         for _ in range(600):
             if (await asyncio.to_thread(_ready, server.url)) == 200:
