@@ -46,6 +46,7 @@ from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
 from statebox.serve._failures import EpisodeSystemError
+from statebox.serve._guard import read_body
 from statebox.serve._mcp_direct import direct_reply
 from statebox.serve._sessions import Session, SessionStore, is_reserved_name, same_secret
 from statebox.tools import ERROR_HINTS, ErrorClass, ToolFailure, ToolResult
@@ -236,8 +237,8 @@ class McpGateway:
             return
         scope = dict(scope)
         scope[_SCOPE_KEY] = session.id
-        messages, body = await _read_body(receive, self._max_body_bytes)
-        if body is not None and not _is_utf8(body):
+        messages, body, ended = await read_body(receive, self._max_body_bytes)
+        if ended and not _is_utf8(body):
             # The SDK's transport would raise on decoding it and answer 500: the
             # client sent bad bytes, which is JSON-RPC's parse error.
             parse_error = {
@@ -247,7 +248,7 @@ class McpGateway:
             }
             await JSONResponse(parse_error, status_code=400)(scope, receive, send)
             return
-        if body is not None:
+        if ended:
             token = _DIRECT.set(session)
             try:
                 reply = await direct_reply(self._server, self._security, scope, body)
@@ -269,23 +270,3 @@ def _is_utf8(body: bytes) -> bool:
     except UnicodeDecodeError:
         return False
     return True
-
-
-async def _read_body(receive: Receive, limit: int) -> tuple[list[Message], bytes | None]:
-    """The request's messages as received, and its body (None past ``limit`` bytes).
-
-    Reading stops once the body is over the limit; the SDK's transport reads on (from
-    the replayed messages, then ``receive``) and answers 413 itself.
-    """
-    messages: list[Message] = []
-    body = bytearray()
-    while True:
-        message = await receive()
-        messages.append(message)
-        if message["type"] != "http.request":
-            return messages, None
-        body += message.get("body", b"")
-        if len(body) > limit:
-            return messages, None
-        if not message.get("more_body", False):
-            return messages, bytes(body)

@@ -33,6 +33,7 @@ __all__ = [
     "allowed_hosts",
     "host_name",
     "json_depth",
+    "read_body",
 ]
 
 MAX_JSON_DEPTH = 64
@@ -121,25 +122,16 @@ class RequestGuard:
         await self._json(scope, receive, send)
 
     async def _json(self, scope: Scope, receive: Receive, send: Send) -> None:
-        messages: list[Message] = []
-        body = bytearray()
-        while True:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":
-                break
-            body += message.get("body", b"")
-            if len(body) > self.max_body_bytes:
-                await _refuse(413, f"request body over {self.max_body_bytes} bytes")(
-                    scope, receive, send
-                )
-                return
-            if not message.get("more_body", False):
-                break
-        messages = [{"type": "http.request", "body": bytes(body), "more_body": False}] + [
+        messages, body, _ = await read_body(receive, self.max_body_bytes)
+        if len(body) > self.max_body_bytes:
+            await _refuse(413, f"request body over {self.max_body_bytes} bytes")(
+                scope, receive, send
+            )
+            return
+        messages = [{"type": "http.request", "body": body, "more_body": False}] + [
             m for m in messages if m["type"] != "http.request"
         ]
-        if json_depth(bytes(body), self.max_json_depth) > self.max_json_depth:
+        if json_depth(body, self.max_json_depth) > self.max_json_depth:
             await _refuse(400, f"JSON nested deeper than {self.max_json_depth} levels")(
                 scope, receive, send
             )
@@ -149,6 +141,26 @@ class RequestGuard:
             return messages.pop(0) if messages else await receive()
 
         await self.app(scope, replay, send)
+
+
+async def read_body(receive: Receive, limit: int) -> tuple[list[Message], bytes, bool]:
+    """Read a request's body: the messages as received, the body so far, and whether it ended.
+
+    Reading stops at a disconnect or once the body is over ``limit`` bytes (then it has
+    not ended); the caller replays the messages to whatever reads the request next.
+    """
+    messages: list[Message] = []
+    body = bytearray()
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages, bytes(body), False
+        body += message.get("body", b"")
+        if len(body) > limit:
+            return messages, bytes(body), False
+        if not message.get("more_body", False):
+            return messages, bytes(body), True
 
 
 def _has_body(headers: Headers) -> bool:
