@@ -75,6 +75,10 @@ class Settings(BaseSettings):
     """Pricing file (YAML): USD per million input, cached-input and output tokens."""
     think: bool = False
     """Give LLM agents the ``think`` tool and its guidance."""
+    trace_tokens: bool = False
+    """Record the agent model's token ids and logprobs with each trial, as
+    ``trace_tokens: true`` on the models file's agent does (OpenAI-compatible endpoints
+    such as vLLM only; docs/training.md)."""
     max_tool_calls: int = Field(100, ge=1)
     """Tool calls per trial by an LLM agent before the trial ends (``max_tool_calls``)."""
     user_max_follow_ups: int = Field(10, ge=0)

@@ -193,3 +193,48 @@ def test_trace_tokens_on_anthropic_is_a_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="trace_tokens"):
         load_models_file(path)
     assert ModelConfig(provider="openai", model="m", trace_tokens=True).trace_tokens
+
+
+def test_the_trace_tokens_flag_traces_a_models_file_agent_and_a_resume_keeps_it(
+    tmp_path: Path,
+) -> None:
+    tasks = load_tasks(TOY_TASKS)
+    models = tmp_path / "models.yaml"
+    out = tmp_path / "flagged"
+    with ProtocolServer(GoldenResponder(tasks), vllm_tokens=True) as server:
+        models.write_text(
+            "schema_version: 1\n"
+            f"agent: {{provider: openai, model: scripted, base_url: '{server.openai_url}'}}\n"
+        )
+        base = [
+            "run", "--tasks", str(TOY_TASKS), "--domain", TOY_REF, "--agent", "openai",
+            "--models", str(models), "--concurrency", "1", "--out", str(out), "--json",
+        ]  # fmt: skip
+        first = CliRunner().invoke(app, [*base, "--trials", "1", "--trace-tokens"])
+        assert first.exit_code == 0, first.output
+        # The resume names no flag: the campaign's tracing comes from its manifest.
+        again = CliRunner().invoke(app, [*base, "--trials", "2", "--resume"])
+        assert again.exit_code == 0, again.output
+        off = CliRunner().invoke(app, [*base, "--trials", "3", "--resume", "--no-trace-tokens"])
+    records = read_results(out)
+    assert len(records) == 2 * len(tasks)
+    assert all(r.token_trace is not None and r.token_trace.turns for r in records)
+    assert all(r.token_trace.absent_turns == 0 for r in records if r.token_trace)
+    # Turning tracing off mid-campaign is a change the resume refuses, by name.
+    assert off.exit_code != 0 and "trace_tokens" in off.output
+
+
+def test_the_trace_tokens_flag_on_an_anthropic_agent_is_a_one_line_error(
+    tmp_path: Path,
+) -> None:
+    result = CliRunner().invoke(
+        app,
+        [
+            "run", "--tasks", str(TOY_TASKS), "--domain", TOY_REF,
+            "--agent", "anthropic:claude-x", "--trace-tokens", "--trials", "1",
+            "--out", str(tmp_path / "out"),
+        ],
+    )  # fmt: skip
+    assert result.exit_code != 0
+    assert "--trace-tokens" in result.output and "anthropic:claude-x" in result.output
+    assert "Traceback" not in result.output

@@ -287,6 +287,14 @@ def run(
     think: Annotated[
         bool | None, typer.Option("--think/--no-think", help="Give LLM agents a think tool.")
     ] = None,
+    trace_tokens: Annotated[
+        bool | None,
+        typer.Option(
+            "--trace-tokens/--no-trace-tokens",
+            help="Store the agent model's token ids and logprobs with each trial "
+            "(OpenAI-compatible endpoints such as vLLM; docs/training.md).",
+        ),
+    ] = None,
     trials: Annotated[int | None, typer.Option(min=1, help="Trials per task and agent.")] = None,
     concurrency: Annotated[
         int | None, typer.Option(min=1, help="Trials in flight at once.")
@@ -524,6 +532,7 @@ def run(
         "models_file": models,
         "pricing_file": pricing,
         "think": think,
+        "trace_tokens": trace_tokens,
         "tool_timeout_s": tool_timeout,
     }
     if planned is not None:

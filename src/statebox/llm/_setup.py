@@ -79,6 +79,13 @@ class ModelSetup:
             raise ConfigError(f"no {role} model: give --{role} openai:MODEL or a models file")
         url = getattr(self.settings, f"{role}_base_url")
         update: dict[str, object] = {}
+        if role == "agent" and self.settings.trace_tokens and not config.trace_tokens:
+            if config.provider != "openai":
+                raise ConfigError(
+                    f"--trace-tokens: token ids come from an OpenAI-compatible endpoint "
+                    f"(vLLM); the agent model {config.label} returns none"
+                )
+            update["trace_tokens"] = True
         if url:
             update["base_url"] = url
         if self.settings.model_timeout_s is not None:
