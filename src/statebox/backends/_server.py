@@ -2,7 +2,8 @@
 
 ``initdb`` into a new temporary folder, then ``postgres`` on a free port of 127.0.0.1
 only, its unix socket in that folder too; stopped (fast shutdown) and the folder
-removed by `PostgresServer.stop`. Durability is switched off (``fsync``,
+removed by `PostgresServer.stop`, or by its watchdog (`_watchdog`) if the process that
+started it dies without stopping it. Durability is switched off (``fsync``,
 ``synchronous_commit``, ``full_page_writes``): nothing in it outlives the campaign.
 
 PostgreSQL refuses to run as root, so as root the server runs as the ``postgres`` user
@@ -21,6 +22,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -75,6 +77,35 @@ def _run_as() -> tuple[int, int] | None:
     raise ConfigError("running as root, and there is no postgres or nobody user to run PostgreSQL")
 
 
+def _watch(pid: int, folder: Path) -> int | None:
+    """Start the watchdog of server ``pid`` (`_watchdog`); returns its pipe's write end.
+
+    None where there is no ``/proc``: then only `stop` stops the server. Only this
+    process holds the write end (the descriptor is not inherited by children), so the
+    watchdog stops the server when this process dies, however it dies.
+    """
+    try:
+        start = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
+    except OSError:  # no /proc (not Linux): no watchdog; `stop` still stops the server
+        return None
+    read, write = os.pipe()
+    try:
+        subprocess.Popen(
+            [sys.executable, "-I", str(Path(__file__).with_name("_watchdog.py")), str(pid),
+             start, str(folder)],
+            stdin=read,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )  # fmt: skip
+    except BaseException:
+        os.close(write)
+        raise
+    finally:
+        os.close(read)
+    return write
+
+
 class PostgresServer:
     """A running throwaway server (create with `PostgresServer.start`).
 
@@ -89,6 +120,7 @@ class PostgresServer:
         self.port = port
         self.url = f"postgresql://{_USER}:{password}@127.0.0.1:{port}/postgres"
         self._process = process
+        self._lifeline: int | None = None  # the watchdog's pipe (`_watch`)
 
     @classmethod
     def start(cls, *, bin_dir: Path | None = None, timeout_s: float = 60.0) -> PostgresServer:
@@ -174,7 +206,12 @@ class PostgresServer:
             finally:
                 log.close()
             server = cls(folder, port, password, process)
-            server._wait(timeout_s)
+            try:
+                server._lifeline = _watch(process.pid, folder)
+                server._wait(timeout_s)
+            except BaseException:
+                server.stop()
+                raise
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
@@ -218,6 +255,9 @@ class PostgresServer:
                 self._process.kill()
                 self._process.wait()
         shutil.rmtree(self.folder, ignore_errors=True)
+        if self._lifeline is not None:
+            os.close(self._lifeline)  # the watchdog finds the server gone and exits
+            self._lifeline = None
 
     def __enter__(self) -> PostgresServer:
         return self
