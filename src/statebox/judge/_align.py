@@ -111,7 +111,7 @@ def _id_map(initial: State, golden: State, final: State) -> tuple[IdMap, Rekeyin
         for t in sorted(set(golden.rows) & set(final.rows))
         if len(final.primary_keys.get(t, ())) == 1
     ]
-    inserts = {t: (_inserted(initial, final, t), _inserted(initial, golden, t)) for t in tables}
+    inserts = {t: (_inserted(initial, final, t), golden.inserted_keys(initial, t)) for t in tables}
     inserts = {t: fg for t, fg in inserts.items() if fg[0] and fg[1]}
     ids: IdMap = {}
     pairs: dict[str, list[tuple[RowKey, RowKey]]] = {}
