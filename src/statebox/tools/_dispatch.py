@@ -218,7 +218,7 @@ class Dispatcher:
         if isinstance(checked, ToolResult):
             return checked
         spec, args = checked
-        kwargs = {name: getattr(args, name) for name in type(args).model_fields}
+        kwargs = {name: getattr(args, name) for name in type(args).__pydantic_fields__}
         conn = self.world.conn
         try:
             with self.world.transaction() as tx:
