@@ -50,6 +50,8 @@ _ID = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9\-_/.#]*[A-Za-z0-9](?![A
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])[$€£]?\d[\d,]*(?:\.\d+)?(?![A-Za-z0-9])")
 _DIGIT = re.compile(r"[0-9]")
 _NAME = re.compile(r"\b[A-Z][a-z'’]+(?:[ -][A-Z][a-z'’]+)*\b")
+_NAME_PARTS = re.compile(r"[ -]")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _STOP_WORDS = """
     i i'm i've i'd i'll my me mine the a an hi hello hey thanks thank yes no nope okay ok
     sorry please great fine actually just can could would will it it's its that that's this
@@ -103,7 +105,8 @@ def _dates(text: str) -> tuple[set[str], str]:
     """Normalised dates (``MM-DD`` and ``YYYY-MM-DD``) and the text with them blanked."""
     found: set[str] = set()
     for i, pattern in enumerate(_DATES):
-        for m in pattern.finditer(text):
+        matches = list(pattern.finditer(text))
+        for m in matches:
             g = m.groups()
             if i == 0:
                 y, mo, d = g[0], g[1], g[2]
@@ -117,7 +120,8 @@ def _dates(text: str) -> tuple[set[str], str]:
             found.add(md)
             if y:
                 found.add(f"{y}-{md}")
-        text = pattern.sub(" ", text)
+        if matches:  # with none, the substitution would give ``text`` back
+            text = pattern.sub(" ", text)
     return found, text
 
 
@@ -155,9 +159,9 @@ class _Shapes:
             )
         self.amounts = {n for t in _NUMBER.findall(rest) if (n := _number(t)) is not None}
         self.names: list[str] = []
-        for sentence in re.split(r"(?<=[.!?])\s+|\n+", rest):
+        for sentence in _SENTENCE.split(rest):
             for m in _NAME.finditer(sentence):
-                words = [w for w in re.split(r"[ -]", m.group(0)) if w]
+                words = [w for w in _NAME_PARTS.split(m.group(0)) if w]
                 while words and words[0].lower().replace("’", "'") in _STOP:
                     words.pop(0)
                 if not words:
