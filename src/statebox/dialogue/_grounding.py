@@ -49,6 +49,7 @@ _DATES = (
 _ID = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9\-_/.#]*[A-Za-z0-9](?![A-Za-z0-9])")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])[$€£]?\d[\d,]*(?:\.\d+)?(?![A-Za-z0-9])")
 _DIGIT = re.compile(r"[0-9]")
+_ANY_DIGIT = re.compile(r"\d")
 _NAME = re.compile(r"\b[A-Z][a-z'’]+(?:[ -][A-Z][a-z'’]+)*\b")
 _NAME_PARTS = re.compile(r"[ -]")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -105,6 +106,8 @@ def _dates(text: str) -> tuple[set[str], str]:
     """Normalised dates (``MM-DD`` and ``YYYY-MM-DD``) and the text with them blanked."""
     found: set[str] = set()
     for i, pattern in enumerate(_DATES):
+        if (i == 0 and "-" not in text) or (i == 3 and "/" not in text):
+            continue  # the ISO pattern needs a "-", the numeric one a "/"
         matches = list(pattern.finditer(text))
         for m in matches:
             g = m.groups()
@@ -141,11 +144,19 @@ class _Shapes:
     """The emails, dates, identifiers, amounts and name words of a text."""
 
     def __init__(self, text: str) -> None:
-        self.emails = {e.lower().rstrip(".") for e in _EMAIL.findall(text)}
-        rest = _EMAIL.sub(" ", text)
-        self.dates, rest = _dates(rest)
+        # Emails need an "@"; dates, identifiers and amounts a digit (``\d``, which every
+        # such pattern needs): a text without is not searched for them.
+        self.emails: set[str] = set()
+        rest = text
+        if "@" in text:
+            self.emails = {e.lower().rstrip(".") for e in _EMAIL.findall(text)}
+            rest = _EMAIL.sub(" ", text)
+        digits = _ANY_DIGIT.search(rest) is not None
+        self.dates: set[str] = set()
+        if digits:
+            self.dates, rest = _dates(rest)
         self.ids: set[str] = set()
-        for tok in _ID.findall(rest):
+        for tok in _ID.findall(rest) if digits else ():
             tok = tok.rstrip(".")
             # Tokens are ASCII: a digit is [0-9], a letter [A-Za-z] (tested cheapest first).
             if len(tok) < 3 or _DIGIT.search(tok) is None:
@@ -157,7 +168,9 @@ class _Shapes:
             rest = _ID.sub(
                 lambda m: " " if m.group(0).rstrip(".").lower() in self.ids else m.group(0), rest
             )
-        self.amounts = {n for t in _NUMBER.findall(rest) if (n := _number(t)) is not None}
+        self.amounts = {
+            n for t in (_NUMBER.findall(rest) if digits else ()) if (n := _number(t)) is not None
+        }
         self.names: list[str] = []
         for sentence in _SENTENCE.split(rest):
             for m in _NAME.finditer(sentence):
