@@ -29,29 +29,40 @@ BENCH = Path(__file__).resolve().parent
 SRC = BENCH.parent / "src"
 
 
-def _child(suite: str, trials: int) -> None:
+def _child(suite: str, trials: int, limit: int | None, src: Path) -> None:
+    import statebox
+
+    found = Path(statebox.__file__).resolve().parents[1]
+    if found != src.resolve():  # checked before anything runs
+        raise SystemExit(f"the child imported statebox from {found}, not {src}")
     sys.path.insert(0, str(BENCH))
     from run import bench_campaign
 
-    import statebox
-
-    f = bench_campaign(suite, trials, 1)
-    print(json.dumps({"src": str(Path(statebox.__file__).parents[1]), **f._asdict()}))
+    f = bench_campaign(suite, trials, 1, limit)
+    print(json.dumps({"src": str(found), **f._asdict()}))
 
 
-def run_side(src: Path, suite: str, trials: int) -> dict[str, float | str]:
-    """One campaign in a fresh process with ``src`` first on the path; its figures."""
+def run_side(
+    src: Path, suite: str, trials: int, limit: int | None = None
+) -> dict[str, float | str]:
+    """One campaign in a fresh process with ``src`` first on the path; its figures.
+
+    Raises:
+        SystemExit: The child imported statebox from elsewhere than ``src``, or failed.
+    """
     env = {**os.environ, "PYTHONPATH": f"{src}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    out = subprocess.run(
-        [sys.executable, __file__, "--child", "--suite", suite, "--trials", str(trials)],
+    more = ["--limit", str(limit)] if limit is not None else []
+    child = [sys.executable, __file__, "--child", "--suite", suite, "--trials", str(trials)]
+    done = subprocess.run(
+        [*child, "--base-src", str(src), *more],
         env=env,
         capture_output=True,
         text=True,
-        check=True,
-    ).stdout
-    figures: dict[str, float | str] = json.loads(out.strip().splitlines()[-1])
-    if Path(str(figures["src"])).resolve() != src.resolve():
-        raise SystemExit(f"the child imported statebox from {figures['src']}, not {src}")
+    )
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        raise SystemExit(lines[-1] if lines else f"the child failed ({done.returncode})")
+    figures: dict[str, float | str] = json.loads(done.stdout.strip().splitlines()[-1])
     return figures
 
 
@@ -61,10 +72,11 @@ def main() -> None:
     parser.add_argument("--suite", default="retail@2.0")
     parser.add_argument("--trials", type=int, default=4, help="trials per task per campaign")
     parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--limit", type=int, help="only the suite's first LIMIT tasks")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        _child(args.suite, args.trials)
+        _child(args.suite, args.trials, args.limit, args.base_src)
         return
     if args.base_src is None:
         parser.error("--base-src is required")
@@ -75,7 +87,7 @@ def main() -> None:
         # ABBA: round 0 base first, round 1 this first, ...
         order = ["base", "this"] if r % 2 == 0 else ["this", "base"]
         for side in order:
-            f = run_side(sides[side], args.suite, args.trials)
+            f = run_side(sides[side], args.suite, args.trials, args.limit)
             got[side].append(f)
             print(
                 f"round {r} {side:4s} ({f['src']}): {f['trials']} trials, CPU "
@@ -84,6 +96,15 @@ def main() -> None:
                 flush=True,
             )
     print(f"load average after {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    paired = [
+        float(b["cpu_per_trial_ms"]) / float(t["cpu_per_trial_ms"])
+        for b, t in zip(got["base"], got["this"], strict=True)
+    ]
+    print(
+        "CPU per trial, base / this, round by round: "
+        + ", ".join(f"{r:.2f}x" for r in paired)
+        + f" (median {statistics.median(paired):.2f}x)"
+    )
     for key, label in (("cpu_per_trial_ms", "CPU per trial"), ("per_trial_ms", "median trial")):
         base = statistics.median(float(f[key]) for f in got["base"])
         this = statistics.median(float(f[key]) for f in got["this"])

@@ -371,7 +371,7 @@ def test_pool_and_fresh_arms_are_interleaved_trial_by_trial(
     events: list[str] = []
     real_connect = world_module._connect
 
-    def connect(data: bytes) -> Any:
+    def connect(data: bytes | None = None) -> Any:
         events.append("connect")
         return real_connect(data)
 
@@ -409,3 +409,13 @@ def test_interleaved_arms_give_each_arm_half_the_tasks_first_trials() -> None:
         mine = arms[task * 4 : task * 4 + 4]
         assert mine.count("pooled") == mine.count("fresh") == 2
         assert all(a != b for a, b in itertools.pairwise(mine))
+
+
+def test_versus_runs_each_side_from_its_own_source(tmp_path: Path) -> None:
+    import trial_versus
+
+    f = trial_versus.run_side(ROOT / "src", "retail@2.0", 1, limit=2)
+    assert f["trials"] == 2 and Path(str(f["src"])).resolve() == (ROOT / "src").resolve()
+    # A baseline directory that holds no statebox is refused, not measured as this one.
+    with pytest.raises(SystemExit, match="not"):
+        trial_versus.run_side(tmp_path, "retail@2.0", 1, limit=1)
