@@ -78,3 +78,22 @@ texts = st.lists(st.sampled_from(PIECES), max_size=16).map(" ".join) | st.text(m
 def test_shapes_match_the_extraction_with_every_search_run(text: str) -> None:
     s = g._Shapes(text)
     assert (s.emails, s.dates, s.ids, s.amounts, s.names) == reference(text)
+
+
+NAME_PIECES = [
+    "Ann", "ann", "ANN", "Lee", "O'Brien", "O’Brien", "Jean-Luc", "Kelvin", "K", "é", "Zoë",
+    "x9", "9", " ", "\n", ".", "-", "'", "Annette", "Lee2", "Roſe", "İth",
+]  # fmt: skip
+name_texts = st.lists(st.sampled_from(NAME_PIECES), max_size=10).map("".join) | st.text(max_size=20)
+name_words = st.sampled_from(
+    ["Ann", "Lee", "O'Brien", "Zoë", "x9", "Jean", "Rose", "Ith"]
+) | st.text(st.characters(blacklist_categories=("Z", "C")), min_size=1, max_size=6)
+
+
+@settings(max_examples=800)
+@given(name_texts, name_texts, name_words)
+def test_a_grounded_name_word_is_what_mentions_finds_in_the_joined_texts(
+    known: str, heard: str, word: str
+) -> None:
+    want = g.mentions(f"{known}\n{heard}", word)
+    assert g._grounded_word(known, g._known_words(known), heard, word) == want

@@ -50,6 +50,7 @@ _ID = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9\-_/.#]*[A-Za-z0-9](?![A
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])[$€£]?\d[\d,]*(?:\.\d+)?(?![A-Za-z0-9])")
 _DIGIT = re.compile(r"[0-9]")
 _ANY_DIGIT = re.compile(r"\d")
+_RUN = re.compile(r"[a-z0-9]+")
 _NAME = re.compile(r"\b[A-Z][a-z'’]+(?:[ -][A-Z][a-z'’]+)*\b")
 _NAME_PARTS = re.compile(r"[ -]")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -194,6 +195,29 @@ def _known_shapes(text: str) -> _Shapes:
     return _Shapes(text)
 
 
+@lru_cache(maxsize=1024)
+def _known_words(text: str) -> frozenset[str] | None:
+    """The lowercased runs of letters and digits of what a user knows (None: not ASCII).
+
+    In an ASCII text, a word of only ASCII letters and digits `mentions` finds exactly
+    where one of these runs is that word: the same every trial of a task, read only.
+    """
+    return frozenset(_RUN.findall(text.lower())) if text.isascii() else None
+
+
+def _grounded_word(known: str, words: frozenset[str] | None, heard: str, word: str) -> bool:
+    """Whether `mentions` finds ``word`` in ``known`` and ``heard`` joined by a new line.
+
+    ``word`` holds no space, so a match lies in one of the two texts; in ``known`` it is
+    looked up in ``words`` (`_known_words`) where that is exact.
+    """
+    if words is not None and word.isascii() and word.isalnum():
+        found = word.lower() in words
+    else:
+        found = mentions(known, word)
+    return found or mentions(heard, word)
+
+
 def _knowledge(spec: UserSpec, declared: Iterable[str]) -> list[str]:
     b = spec.behaviour
     texts = [spec.opening, spec.persona, spec.goal, b.changed_from]
@@ -227,7 +251,9 @@ def audit_user_turns(
     flagged_u: set[int] = set()
     flagged_v: set[int] = set()
     turn = -1
-    base = _known_shapes("\n".join(known))
+    known_text = "\n".join(known)
+    base = _known_shapes(known_text)
+    known_words = _known_words(known_text)
     asked: set[str] = set()  # facts the agent's messages so far asked for
     read = 0  # agent messages whose asked facts are in ``asked``
     for speaker, text in turns:
@@ -238,8 +264,8 @@ def audit_user_turns(
         turn += 1
         if turn == 0:
             continue  # the opening is in the spec
-        context = _Shapes("\n".join(heard))
-        basis_words = "\n".join([*known, *heard])
+        heard_text = "\n".join(heard)
+        context = _Shapes(heard_text)
         said = _Shapes(text)
         found: list[tuple[str, str]] = []
         found += [("email", e) for e in sorted(said.emails - base.emails - context.emails)]
@@ -255,7 +281,7 @@ def audit_user_turns(
         found += [
             ("name", n)
             for n in dict.fromkeys(said.names)
-            if not all(mentions(basis_words, w) for w in n.split())
+            if not all(_grounded_word(known_text, known_words, heard_text, w) for w in n.split())
         ]
         for kind, value in found:
             ungrounded.append(UngroundedValue(turn=turn, kind=kind, value=value))
