@@ -125,9 +125,9 @@ def compare(
         if gi is fi:  # shared with the initial state by both: unchanged
             continue
         # A row shared by both (one object: untouched by either run) cannot differ.
-        changed = [
-            k for k in gi.keys() | fi.keys() if (g := gi.get(k)) is not (f := fi.get(k)) and g != f
-        ]
+        # (The keys only one side holds differ; no union of the key sets is built.)
+        changed = [k for k, f in fi.items() if (g := gi.get(k)) is not f and g != f]
+        changed += gi.keys() - fi.keys()
         for key in sorted(changed, key=key_sort):
             g, f, i = gi.get(key), fi.get(key), ii.get(key)
             if g == f:

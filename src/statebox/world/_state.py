@@ -223,9 +223,9 @@ def effects(a: State, b: State, policy: FieldPolicy | None = None) -> list[RowEf
             continue
         pk = pa.primary_keys.get(table) or pb.primary_keys[table]
         # Sort only the changed keys: most rows of a written table are untouched.
-        changed = [
-            k for k in ra.keys() | rb.keys() if (x := ra.get(k)) is not (y := rb.get(k)) and x != y
-        ]
+        # A row shared by both (one object) cannot differ; keys only one side holds do.
+        changed = [k for k, y in rb.items() if (x := ra.get(k)) is not y and x != y]
+        changed += ra.keys() - rb.keys()
         for key in sorted(changed, key=key_sort):
             key_map = dict(zip(pk, key, strict=True))
             before, after = ra.get(key), rb.get(key)
