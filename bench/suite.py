@@ -320,7 +320,8 @@ def main() -> None:
 
     oracle = bench_campaign(SUITE, 2 if q else 5, 1)
     figures["oracle"] = oracle._asdict()
-    arms = bench_pool_against_fresh(SUITE, 1 if q else 3)
+    # Two pairs at least: with one, every pooled trial would be its task's first (a clone).
+    arms = bench_pool_against_fresh(SUITE, 2 if q else 3)
     pooled, fresh = arms.pooled, arms.fresh
     figures["oracle_pooled_interleaved"] = pooled._asdict()
     figures["oracle_fresh_worlds_interleaved"] = fresh._asdict()
