@@ -18,8 +18,15 @@ Prints, each beside a baseline measured in the same run:
   rolled back (`statebox.world.WorldPool`): the first trial of each task pays the
   clone, the schema parse and statement preparation, and every cost of the pool
   (rollback, closing evicted connections) is inside the window. How many trials
-  cloned afresh is printed beside the figure, and ``--fresh-worlds`` measures a pool
-  that keeps nothing (a fresh clone every trial) as the baseline;
+  cloned afresh is printed beside the figure;
+- with ``--fresh-worlds``, that pool against a fresh clone every trial (the baseline),
+  *interleaved* in one campaign at concurrency 1 so that neither arm runs on the
+  warmer machine: each task's trials alternate pooled, fresh, pooled, fresh (odd
+  tasks start with the fresh arm), so each arm runs the first, cold trial of half the
+  tasks and neither arm runs after the other has warmed the per-task caches. A fresh
+  trial clones its own world and closes it; a pooled trial takes the connection the
+  task's previous pooled trial rolled back (the first of each task clones it). Each
+  trial's time (record write included) and CPU are counted to its own arm;
 - CPU time per trial and trials per second at concurrency 1 and 50 (oracle, so the
   figure is pure harness); trials per CPU-second is the rate one fully used core gives.
 """
@@ -260,6 +267,123 @@ def bench_campaign(
     )
 
 
+class ArmFigures(NamedTuple):
+    per_trial_ms: float  # median end to end, record write included
+    cpu_per_trial_ms: float  # mean CPU time of this arm's trials
+    record_total_ms: float  # median of the records' own timings.total_s (before the write)
+    trials: int
+    fresh_worlds: int
+    reused_worlds: int
+
+
+class PoolComparison(NamedTuple):
+    pooled: ArmFigures
+    fresh: ArmFigures
+    arms: tuple[str, ...]  # each trial's arm, in the order they ran
+
+
+def interleaved_arm(index: int, trials: int) -> str:
+    """The arm of the ``index``-th trial of the plan (``trials`` per task, task by task).
+
+    A task's trials alternate arms; odd tasks start with the fresh arm, so each arm has
+    the first (cold) trial of half the tasks.
+    """
+    task, trial = divmod(index, trials)
+    return "pooled" if (task + trial) % 2 == 0 else "fresh"
+
+
+class _InterleavedPool(_CountingPool):
+    """A pool that serves the pooled arm's trials and keeps nothing for the fresh arm's.
+
+    Which arm the running trial belongs to is ``arm`` (set by `_ArmStamps` as each
+    record is written; the runner runs one trial at a time at concurrency 1).
+    """
+
+    def __init__(self, limit: int = 16) -> None:
+        super().__init__(limit)
+        self.arm = "pooled"
+        self.counts = {"pooled": [0, 0], "fresh": [0, 0]}  # arm -> [fresh, reused]
+
+    def take(self, template: WorldTemplate) -> sqlite3.Connection | None:
+        conn = None if self.arm == "fresh" else WorldPool.take(self, template)
+        self.counts[self.arm][conn is not None] += 1
+        return conn
+
+    def give(self, template: WorldTemplate, conn: sqlite3.Connection) -> None:
+        if self.arm == "fresh":
+            conn.close()  # a world of its own: closed, never kept
+        else:
+            super().give(template, conn)
+
+
+class _ArmStamps(TrialStamps):
+    """Stamps that also tell the campaign's pools which arm the next trial is in."""
+
+    def __init__(self, trials: int) -> None:
+        super().__init__()
+        self.trials = trials
+
+    def _set_arm(self) -> None:
+        arm = interleaved_arm(len(self.records), self.trials)
+        for pool in _CountingPool.made:
+            if isinstance(pool, _InterleavedPool):
+                pool.arm = arm
+
+    def start(self, total: int, already_done: int) -> None:
+        for pool in _CountingPool.made:  # the preflight's clones are no arm's
+            if isinstance(pool, _InterleavedPool):
+                pool.counts = {"pooled": [0, 0], "fresh": [0, 0]}
+        self._set_arm()
+        super().start(total, already_done)
+
+    def trial_done(self, record: TrialRecord) -> None:
+        super().trial_done(record)
+        self._set_arm()
+
+
+def bench_pool_against_fresh(suite: str, pairs: int, limit: int | None = None) -> PoolComparison:
+    """Pooled worlds against a fresh clone every trial, interleaved in one campaign.
+
+    Each task runs ``2 * pairs`` oracle trials at concurrency 1, alternating arms
+    (`interleaved_arm`); each trial's time and CPU go to its own arm.
+    """
+    registry = default_registry()
+    tasks = registry.suite(suite)[:limit]
+    trials = 2 * pairs
+    stamps = _ArmStamps(trials)
+    _CountingPool.made.clear()
+    with tempfile.TemporaryDirectory() as tmp, _pool_class(_InterleavedPool):
+        out = Path(tmp) / "run"
+        campaign = Campaign(
+            tasks=tasks, agents=[OracleFactory()], trials=trials, out=out, concurrency=1
+        )
+        asyncio.run(run_campaign(campaign, registry, progress=stamps))
+        records = read_results(out)
+        if not all(r.status == "passed" for r in records):
+            raise SystemExit("the oracle failed a trial: run `statebox tasks validate`")
+    arms = tuple(interleaved_arm(i, trials) for i in range(len(stamps.records)))
+    cpu = [b - a for a, b in zip(stamps.cpu, stamps.cpu[1:], strict=False)]
+    counts = {"pooled": [0, 0], "fresh": [0, 0]}
+    for pool in _CountingPool.made:
+        if isinstance(pool, _InterleavedPool):
+            for arm, (f, r) in pool.counts.items():
+                counts[arm][0] += f
+                counts[arm][1] += r
+
+    def arm_figures(arm: str) -> ArmFigures:
+        mine = [i for i, a in enumerate(arms) if a == arm]
+        return ArmFigures(
+            _median_ms([stamps.gaps()[i] for i in mine]),
+            sum(cpu[i] for i in mine) * 1000 / len(mine),
+            _median_ms([stamps.records[i].timings.total_s for i in mine]),
+            len(mine),
+            counts[arm][0],
+            counts[arm][1],
+        )
+
+    return PoolComparison(arm_figures("pooled"), arm_figures("fresh"), arms)
+
+
 @contextlib.contextmanager
 def _pool_class(factory: Any) -> Iterator[None]:
     """The runner's world caches make their pools with ``factory`` meanwhile."""
@@ -279,13 +403,27 @@ def main() -> None:
         "--concurrency", type=int, nargs="+", default=[1, 50], help="levels to measure"
     )
     parser.add_argument(
-        "--fresh-worlds", action="store_true", help="a fresh world clone every trial (no pool)"
+        "--fresh-worlds",
+        action="store_true",
+        help="also: the pool against a fresh world clone every trial, interleaved",
     )
     args = parser.parse_args()
     print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     bench_clone(args.suite)
+    if args.fresh_worlds:
+        c = bench_pool_against_fresh(args.suite, max(1, args.trials // 2))
+        p, f0 = c.pooled, c.fresh
+        print(
+            f"pooled against fresh worlds, {args.suite}, interleaved trial by trial in one "
+            f"campaign at concurrency 1 (odd tasks start fresh): pooled {p.trials} trials "
+            f"({p.fresh_worlds} fresh clones, {p.reused_worlds} reused) median "
+            f"{p.per_trial_ms:.2f} ms, CPU {p.cpu_per_trial_ms:.2f} ms; fresh {f0.trials} trials "
+            f"({f0.fresh_worlds} fresh clones) median {f0.per_trial_ms:.2f} ms, CPU "
+            f"{f0.cpu_per_trial_ms:.2f} ms; the pool {f0.per_trial_ms / p.per_trial_ms:.2f}x "
+            f"faster (CPU {f0.cpu_per_trial_ms / p.cpu_per_trial_ms:.2f}x)"
+        )
     for concurrency in args.concurrency:
-        f = bench_campaign(args.suite, args.trials, concurrency, reuse_worlds=not args.fresh_worlds)
+        f = bench_campaign(args.suite, args.trials, concurrency)
         whole = (
             f"median trial end to end {f.per_trial_ms:.2f} ms (the record's own "
             f"timings {f.record_total_ms:.2f} ms, before the write); "

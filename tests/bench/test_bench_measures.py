@@ -8,6 +8,7 @@ memory, the children's CPU, one TLS context for every client).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import subprocess
@@ -357,3 +358,64 @@ def types_namespace(**kw: float) -> Any:
     import types
 
     return types.SimpleNamespace(**kw)
+
+
+def test_pool_and_fresh_arms_are_interleaved_trial_by_trial(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Neither arm may run second on a warmer machine: a task's trials alternate arms and
+    # odd tasks start with the fresh arm. Each trial's own connects are counted: a fresh
+    # arm's trial opens a world of its own, a pooled one (after its task's first) none.
+    import statebox.world._world as world_module
+
+    events: list[str] = []
+    real_connect = world_module._connect
+
+    def connect(data: bytes | None = None) -> Any:
+        events.append("connect")
+        return real_connect(data)
+
+    real_done = run_bench.TrialStamps.trial_done
+
+    def trial_done(self: run_bench.TrialStamps, record: TrialRecord) -> None:
+        events.append("done")
+        real_done(self, record)
+
+    monkeypatch.setattr(world_module, "_connect", connect)
+    monkeypatch.setattr(run_bench.TrialStamps, "trial_done", trial_done)
+    c = run_bench.bench_pool_against_fresh("retail@2.0", 2, limit=2)
+    assert c.arms == ("pooled", "fresh", "pooled", "fresh", "fresh", "pooled", "fresh", "pooled")
+    # Connects per trial (the preflight's come before the first trial's).
+    per_trial, n = [], 0
+    for e in events:
+        if e == "connect":
+            n += 1
+        else:
+            per_trial.append(n)
+            n = 0
+    assert per_trial[1:] == [1, 0, 1, 1, 1, 1, 0]  # trial 5 is task 1's first pooled one
+    assert per_trial[0] >= 1  # the preflight's replays plus the first trial's own clone
+    assert (c.pooled.trials, c.pooled.fresh_worlds, c.pooled.reused_worlds) == (4, 2, 2)
+    assert (c.fresh.trials, c.fresh.fresh_worlds, c.fresh.reused_worlds) == (4, 4, 0)
+    assert c.pooled.per_trial_ms >= c.pooled.record_total_ms
+    assert c.fresh.per_trial_ms >= c.fresh.record_total_ms
+
+
+def test_interleaved_arms_give_each_arm_half_the_tasks_first_trials() -> None:
+    arms = [run_bench.interleaved_arm(i, 4) for i in range(4 * 6)]
+    firsts = arms[::4]
+    assert firsts.count("pooled") == firsts.count("fresh") == 3
+    for task in range(6):
+        mine = arms[task * 4 : task * 4 + 4]
+        assert mine.count("pooled") == mine.count("fresh") == 2
+        assert all(a != b for a, b in itertools.pairwise(mine))
+
+
+def test_versus_runs_each_side_from_its_own_source(tmp_path: Path) -> None:
+    import trial_versus
+
+    f = trial_versus.run_side(ROOT / "src", "retail@2.0", 1, limit=2)
+    assert f["trials"] == 2 and Path(str(f["src"])).resolve() == (ROOT / "src").resolve()
+    # A baseline directory that holds no statebox is refused, not measured as this one.
+    with pytest.raises(SystemExit, match="not"):
+        trial_versus.run_side(tmp_path, "retail@2.0", 1, limit=1)

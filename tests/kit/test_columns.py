@@ -54,3 +54,28 @@ def test_ids_and_lookups() -> None:
             "id",
             "member_id",
         ]
+
+
+def test_a_tables_columns_are_those_pragma_table_info_lists_in_order() -> None:
+    # `ordered` reads a table's columns from a prepared SELECT instead of the PRAGMA:
+    # the same names in the same order for every table of every built-in domain, and
+    # re-read after the table changes within the world.
+    from datetime import UTC, datetime
+
+    from statebox.registry import default_registry
+
+    registry = default_registry()
+    for name in registry.builtin_domains():
+        w = registry.domain(name).template().clone(datetime.now(UTC))
+        try:
+            with w.transaction() as tx:
+                for table in w.tables:
+                    pragma = [r["name"] for r in tx.query(f'PRAGMA table_info("{table}")')]
+                    assert list(tx.columns(table)) == pragma, (name, table)
+        finally:
+            w.close()
+    w = world()
+    with w.transaction() as tx:
+        before = tx.columns("loans")
+        tx.execute('ALTER TABLE "loans" ADD COLUMN note TEXT')
+        assert tx.columns("loans") == (*before, "note")

@@ -154,10 +154,11 @@ def plan_for(
     """
     b = UserBehaviour(behaviour)
     spec = task.user
-    rng = random.Random(f"{seed}|{task.id}|{trial}|user")
     slips: dict[str, Scalar] = {n: f.first for n, f in spec.facts.items() if f.first is not None}
     misremembered: str | None = None
     if b is UserBehaviour.MISREMEMBERS:
+        # Only this behaviour draws (seeding from a string hashes it: not for nothing).
+        rng = random.Random(f"{seed}|{task.id}|{trial}|user")
         used: set[str] = set()
         for call in task.golden:
             used.update(_strings(call.args))

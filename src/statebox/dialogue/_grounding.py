@@ -49,7 +49,11 @@ _DATES = (
 _ID = re.compile(r"(?<![A-Za-z0-9])[A-Za-z0-9][A-Za-z0-9\-_/.#]*[A-Za-z0-9](?![A-Za-z0-9])")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9.])[$€£]?\d[\d,]*(?:\.\d+)?(?![A-Za-z0-9])")
 _DIGIT = re.compile(r"[0-9]")
+_ANY_DIGIT = re.compile(r"\d")
+_RUN = re.compile(r"[a-z0-9]+")
 _NAME = re.compile(r"\b[A-Z][a-z'’]+(?:[ -][A-Z][a-z'’]+)*\b")
+_NAME_PARTS = re.compile(r"[ -]")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _STOP_WORDS = """
     i i'm i've i'd i'll my me mine the a an hi hello hey thanks thank yes no nope okay ok
     sorry please great fine actually just can could would will it it's its that that's this
@@ -103,7 +107,10 @@ def _dates(text: str) -> tuple[set[str], str]:
     """Normalised dates (``MM-DD`` and ``YYYY-MM-DD``) and the text with them blanked."""
     found: set[str] = set()
     for i, pattern in enumerate(_DATES):
-        for m in pattern.finditer(text):
+        if (i == 0 and "-" not in text) or (i == 3 and "/" not in text):
+            continue  # the ISO pattern needs a "-", the numeric one a "/"
+        matches = list(pattern.finditer(text))
+        for m in matches:
             g = m.groups()
             if i == 0:
                 y, mo, d = g[0], g[1], g[2]
@@ -117,7 +124,8 @@ def _dates(text: str) -> tuple[set[str], str]:
             found.add(md)
             if y:
                 found.add(f"{y}-{md}")
-        text = pattern.sub(" ", text)
+        if matches:  # with none, the substitution would give ``text`` back
+            text = pattern.sub(" ", text)
     return found, text
 
 
@@ -137,11 +145,19 @@ class _Shapes:
     """The emails, dates, identifiers, amounts and name words of a text."""
 
     def __init__(self, text: str) -> None:
-        self.emails = {e.lower().rstrip(".") for e in _EMAIL.findall(text)}
-        rest = _EMAIL.sub(" ", text)
-        self.dates, rest = _dates(rest)
+        # Emails need an "@"; dates, identifiers and amounts a digit (``\d``, which every
+        # such pattern needs): a text without is not searched for them.
+        self.emails: set[str] = set()
+        rest = text
+        if "@" in text:
+            self.emails = {e.lower().rstrip(".") for e in _EMAIL.findall(text)}
+            rest = _EMAIL.sub(" ", text)
+        digits = _ANY_DIGIT.search(rest) is not None
+        self.dates: set[str] = set()
+        if digits:
+            self.dates, rest = _dates(rest)
         self.ids: set[str] = set()
-        for tok in _ID.findall(rest):
+        for tok in _ID.findall(rest) if digits else ():
             tok = tok.rstrip(".")
             # Tokens are ASCII: a digit is [0-9], a letter [A-Za-z] (tested cheapest first).
             if len(tok) < 3 or _DIGIT.search(tok) is None:
@@ -153,11 +169,13 @@ class _Shapes:
             rest = _ID.sub(
                 lambda m: " " if m.group(0).rstrip(".").lower() in self.ids else m.group(0), rest
             )
-        self.amounts = {n for t in _NUMBER.findall(rest) if (n := _number(t)) is not None}
+        self.amounts = {
+            n for t in (_NUMBER.findall(rest) if digits else ()) if (n := _number(t)) is not None
+        }
         self.names: list[str] = []
-        for sentence in re.split(r"(?<=[.!?])\s+|\n+", rest):
+        for sentence in _SENTENCE.split(rest):
             for m in _NAME.finditer(sentence):
-                words = [w for w in re.split(r"[ -]", m.group(0)) if w]
+                words = [w for w in _NAME_PARTS.split(m.group(0)) if w]
                 while words and words[0].lower().replace("’", "'") in _STOP:
                     words.pop(0)
                 if not words:
@@ -175,6 +193,29 @@ def _known_shapes(text: str) -> _Shapes:
     The same for every trial of a task; read only.
     """
     return _Shapes(text)
+
+
+@lru_cache(maxsize=1024)
+def _known_words(text: str) -> frozenset[str] | None:
+    """The lowercased runs of letters and digits of what a user knows (None: not ASCII).
+
+    In an ASCII text, a word of only ASCII letters and digits `mentions` finds exactly
+    where one of these runs is that word: the same every trial of a task, read only.
+    """
+    return frozenset(_RUN.findall(text.lower())) if text.isascii() else None
+
+
+def _grounded_word(known: str, words: frozenset[str] | None, heard: str, word: str) -> bool:
+    """Whether `mentions` finds ``word`` in ``known`` and ``heard`` joined by a new line.
+
+    ``word`` holds no space, so a match lies in one of the two texts; in ``known`` it is
+    looked up in ``words`` (`_known_words`) where that is exact.
+    """
+    if words is not None and word.isascii() and word.isalnum():
+        found = word.lower() in words
+    else:
+        found = mentions(known, word)
+    return found or mentions(heard, word)
 
 
 def _knowledge(spec: UserSpec, declared: Iterable[str]) -> list[str]:
@@ -210,7 +251,9 @@ def audit_user_turns(
     flagged_u: set[int] = set()
     flagged_v: set[int] = set()
     turn = -1
-    base = _known_shapes("\n".join(known))
+    known_text = "\n".join(known)
+    base = _known_shapes(known_text)
+    known_words = _known_words(known_text)
     asked: set[str] = set()  # facts the agent's messages so far asked for
     read = 0  # agent messages whose asked facts are in ``asked``
     for speaker, text in turns:
@@ -221,8 +264,8 @@ def audit_user_turns(
         turn += 1
         if turn == 0:
             continue  # the opening is in the spec
-        context = _Shapes("\n".join(heard))
-        basis_words = "\n".join([*known, *heard])
+        heard_text = "\n".join(heard)
+        context = _Shapes(heard_text)
         said = _Shapes(text)
         found: list[tuple[str, str]] = []
         found += [("email", e) for e in sorted(said.emails - base.emails - context.emails)]
@@ -238,7 +281,7 @@ def audit_user_turns(
         found += [
             ("name", n)
             for n in dict.fromkeys(said.names)
-            if not all(mentions(basis_words, w) for w in n.split())
+            if not all(_grounded_word(known_text, known_words, heard_text, w) for w in n.split())
         ]
         for kind, value in found:
             ungrounded.append(UngroundedValue(turn=turn, kind=kind, value=value))

@@ -255,11 +255,57 @@ def _cue_pattern(cues: tuple[str, ...]) -> re.Pattern[str] | None:
     return re.compile("|".join(parts)) if parts else None
 
 
+@lru_cache(maxsize=4096)
+def _phrase_needs(phrase: str) -> str:
+    """What an ASCII text must hold for `_pattern` of ``phrase`` to match in it.
+
+    Its longest word, lowercased: a case-insensitive ASCII match is a lowercase one.
+    ``""`` (always there) when a word is not ASCII.
+    """
+    words = [w.lower() for w in phrase.split()]
+    if not words or not all(w.isascii() for w in words):
+        return ""
+    return max(words, key=len)
+
+
+@lru_cache(maxsize=256)
+def _cue_needs(cues: tuple[str, ...]) -> tuple[tuple[str, bool, str], ...]:
+    """Per cue of `_cue_pattern`'s: (cue, whether it is a plain substring, what it needs).
+
+    A plain cue needs its own text (`` cue``), and is found exactly when that is in the
+    text. A word cue needs its longest word, lowercased, somewhere in an ASCII text
+    (``""`` when a word is not ASCII: then it is always searched for).
+    """
+    out = []
+    for cue in cues:
+        if cue.endswith(" "):
+            out.append((cue, True, f" {cue}"))
+        elif cue.strip():
+            words = [w.lower() for w in cue.strip().split()]
+            ascii_words = all(w.isascii() for w in words)
+            out.append((cue, False, max(words, key=len) if ascii_words else ""))
+    return tuple(out)
+
+
 def has_cue(text: str, cues: Iterable[str]) -> bool:
     """Whether any cue occurs in ``text`` (cues ending in a space match a word start)."""
     low = " " + text.lower().replace("’", "'") + " "
     if isinstance(cues, tuple):  # the cue lists: one search instead of one per cue
-        pattern = _cue_pattern(cues)
+        if low.isascii():
+            # In an ASCII text a word cue can match only where each of its words occurs
+            # (a case-insensitive ASCII match is a lowercase one), so the search runs
+            # over the cues whose longest word is there; a plain cue there is a match.
+            live = []
+            for cue, plain, needs in _cue_needs(cues):
+                if needs in low:
+                    if plain:
+                        return True
+                    live.append(cue)
+            if not live:
+                return False
+            pattern = _cue_pattern(tuple(live))
+        else:
+            pattern = _cue_pattern(cues)
         return pattern is not None and pattern.search(low) is not None
     for cue in cues:
         if cue.endswith(" "):
@@ -292,8 +338,13 @@ def asked_facts(text: str, facts: Mapping[str, Fact], *, direct_only: bool = Fal
         if not (is_question(sentence) if direct_only else is_request(sentence)):
             continue
         hits: list[tuple[int, int, str]] = []
+        # An ASCII sentence holds a phrase only where its longest word, lowercased, is
+        # (see `_phrase_needs`): the phrases whose word is absent are not searched for.
+        low = sentence.lower() if sentence.isascii() else None
         for name, fact in facts.items():
             for phrase in fact.ask:
+                if low is not None and _phrase_needs(phrase) not in low:
+                    continue
                 hits += [(a, b, name) for a, b in _spans(sentence, phrase)]
         for a, b, name in hits:
             shadowed = any(

@@ -65,6 +65,25 @@ def _tool_info(spec: ToolSpec) -> ToolInfo:
     return cached[1]
 
 
+_TOOL_INFOS: dict[tuple[ToolSpec, ...], tuple[ToolInfo, ...]] = {}
+_TOOL_INFOS_MAX = 4096
+
+
+def _tool_infos(specs: list[ToolSpec]) -> tuple[ToolInfo, ...]:
+    """What an agent sees of ``specs``, in order; kept per tuple of the specs themselves.
+
+    The key holds the specs (hashed by identity), so it names exactly these objects and
+    their `_tool_info`; a task's every reset offers the same ones.
+    """
+    key = tuple(specs)
+    infos = _TOOL_INFOS.get(key)
+    if infos is None:
+        if len(_TOOL_INFOS) >= _TOOL_INFOS_MAX:
+            _TOOL_INFOS.clear()
+        infos = _TOOL_INFOS[key] = tuple(_tool_info(s) for s in specs)
+    return infos
+
+
 def surface_tools(
     domain: Domain,
     task: Task,
@@ -258,7 +277,7 @@ class Episode:
                 served=self.served,
             )
             self._dispatcher = Dispatcher(self._world, d.toolset(record_steps=steps), offered)
-            tools = tuple(_tool_info(s) for s in self._dispatcher.specs())
+            tools = _tool_infos(self._dispatcher.specs())
             policy = d.served_policy(policy_mode=self.policy_mode, record_steps=steps)
         else:
             self._session = await self.domain.open(self.task)

@@ -111,7 +111,7 @@ def _id_map(initial: State, golden: State, final: State) -> tuple[IdMap, Rekeyin
         for t in sorted(set(golden.rows) & set(final.rows))
         if len(final.primary_keys.get(t, ())) == 1
     ]
-    inserts = {t: (_inserted(initial, final, t), _inserted(initial, golden, t)) for t in tables}
+    inserts = {t: (_inserted(initial, final, t), golden.inserted_keys(initial, t)) for t in tables}
     inserts = {t: fg for t, fg in inserts.items() if fg[0] and fg[1]}
     ids: IdMap = {}
     pairs: dict[str, list[tuple[RowKey, RowKey]]] = {}
@@ -166,8 +166,13 @@ def align_inserts(initial: State, golden: State, final: State) -> tuple[State, I
         rekey = keys.get(table, {})
         out: dict[RowKey, dict[str, Scalar]] = {}
         for key, row in table_rows.items():
-            new_row = {c: _sub(v, ids) for c, v in row.items()}
             new_key = rekey.get(key) or tuple(_sub(v, ids) for v in key)
+            if new_key == key and not any(isinstance(v, str) and v in ids for v in row.values()):
+                # Nothing to rename: the row object itself, still shared with the initial
+                # state where it was (comparisons skip shared rows by identity).
+                out[key] = row
+                continue
+            new_row = {c: _sub(v, ids) for c, v in row.items()}
             if len(pk) == 1 and new_key != key:
                 new_row[pk[0]] = new_key[0]
             out[new_key] = new_row

@@ -76,7 +76,9 @@ def _untouched_changes(
             continue
         gi = golden.rows.get(e.table, {})
         pk = final.primary_keys[e.table]
-        for key in sorted(fi.keys() & ii.keys() & gi.keys(), key=key_sort):
+        # Only a row the trial wrote (not the initial row object itself) can have changed.
+        written = [k for k, f in fi.items() if ii.get(k, f) is not f and k in gi]
+        for key in sorted(written, key=key_sort):
             i, g, f = ii[key], gi[key], fi[key]
             if g.get(e.column) == i.get(e.column) and f.get(e.column) != i.get(e.column):
                 out.append(
@@ -122,7 +124,10 @@ def compare(
         gi, fi, ii = g_all.rows.get(table, {}), f_all.rows.get(table, {}), i_all.rows.get(table, {})
         if gi is fi:  # shared with the initial state by both: unchanged
             continue
-        changed = [k for k in gi.keys() | fi.keys() if gi.get(k) != fi.get(k)]
+        # A row shared by both (one object: untouched by either run) cannot differ.
+        # (The keys only one side holds differ; no union of the key sets is built.)
+        changed = [k for k, f in fi.items() if (g := gi.get(k)) is not f and g != f]
+        changed += gi.keys() - fi.keys()
         for key in sorted(changed, key=key_sort):
             g, f, i = gi.get(key), fi.get(key), ii.get(key)
             if g == f:

@@ -243,5 +243,4 @@ def found(tx: WorldTx, sql: str, params: Sequence[Any], missing: str) -> Row:
 
 def ordered(tx: WorldTx, table: str, row: Mapping[str, Any]) -> Row:
     """``row`` with its columns in the table's order (how ``SELECT *`` would return it)."""
-    columns = [str(c["name"]) for c in tx.query(f'PRAGMA table_info("{table}")')]
-    return {c: row[c] for c in columns if c in row}
+    return {c: row[c] for c in tx.columns(table) if c in row}

@@ -150,6 +150,10 @@ def _validation_message(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
+# `json.dumps(..., allow_nan=False)` without building an encoder per call (same text, same errors).
+_STRICT_JSON = json.JSONEncoder(allow_nan=False)
+
+
 class Dispatcher:
     """Runs tool calls on one world, restricted to an allowlist.
 
@@ -193,7 +197,7 @@ class Dispatcher:
         # Arguments are validated as the JSON an agent sends, in strict mode: `true` is not
         # 1.0, "12.5" is not a number, NaN and lone surrogates are refused.
         try:
-            payload = json.dumps(call.args, allow_nan=False)
+            payload = _STRICT_JSON.encode(call.args)
         except (TypeError, ValueError) as exc:
             return _error(call, "invalid_arguments", f"not JSON values: {exc}", spec.mutates)
         try:
@@ -218,7 +222,7 @@ class Dispatcher:
         if isinstance(checked, ToolResult):
             return checked
         spec, args = checked
-        kwargs = {name: getattr(args, name) for name in type(args).model_fields}
+        kwargs = {name: getattr(args, name) for name in type(args).__pydantic_fields__}
         conn = self.world.conn
         try:
             with self.world.transaction() as tx:

@@ -106,15 +106,19 @@ def key_sort(key: RowKey) -> tuple[tuple[int, float | str], ...]:
     return tuple(_sort_token(v) for v in key)
 
 
+# `json.dumps` with these settings, without building an encoder per call (the same text).
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=True)
+
+
 def table_text(table: str, rows: Mapping[RowKey, Mapping[str, Scalar]]) -> str:
     """One non-empty table's part of the canonical JSON text that `state_hash` hashes."""
     part = [table, [[list(key), sorted(rows[key].items())] for key in sorted(rows, key=key_sort)]]
-    return json.dumps(part, separators=(",", ":"), ensure_ascii=True)
+    return _COMPACT.encode(part)
 
 
 def row_text(key: RowKey, row: Mapping[str, Scalar]) -> str:
     """One row's part of `table_text` (``[key, sorted items]``, the same JSON)."""
-    return json.dumps([list(key), sorted(row.items())], separators=(",", ":"), ensure_ascii=True)
+    return _COMPACT.encode([list(key), sorted(row.items())])
 
 
 def joined_table_text(table: str, row_texts: list[str]) -> str:

@@ -57,7 +57,16 @@ class State:
         primary_keys: table → its primary-key column names, in key order.
     """
 
-    __slots__ = ("_frags", "_hash", "_projected", "_texts", "base", "primary_keys", "rows")
+    __slots__ = (
+        "_frags",
+        "_hash",
+        "_inserts",
+        "_projected",
+        "_texts",
+        "base",
+        "primary_keys",
+        "rows",
+    )
 
     def __init__(
         self,
@@ -73,6 +82,25 @@ class State:
         self._texts: dict[str, str] | None = None
         self._frags: dict[str, tuple[list[RowKey], dict[RowKey, str]]] = {}
         self._projected: tuple[FieldPolicy, State] | None = None
+        self._inserts: tuple[State, dict[str, list[RowKey]]] | None = None
+
+    def inserted_keys(self, initial: State, table: str) -> list[RowKey]:
+        """The keys of ``table`` this state holds and ``initial`` lacks, in key order.
+
+        Cached for the last ``initial`` asked about (an accepted end state is matched
+        against every trial of its task with the same initial state). Read only.
+        """
+        if self._inserts is None or self._inserts[0] is not initial:
+            self._inserts = (initial, {})
+        cached = self._inserts[1]
+        keys = cached.get(table)
+        if keys is None:
+            rows, before = self.rows.get(table, {}), initial.rows.get(table, {})
+            keys = (
+                [] if rows is before else sorted((k for k in rows if k not in before), key=key_sort)
+            )
+            cached[table] = keys
+        return keys
 
     def project(self, policy: FieldPolicy | None) -> State:
         """This state with the policy's excluded columns removed (self when nothing is).
@@ -195,7 +223,9 @@ def effects(a: State, b: State, policy: FieldPolicy | None = None) -> list[RowEf
             continue
         pk = pa.primary_keys.get(table) or pb.primary_keys[table]
         # Sort only the changed keys: most rows of a written table are untouched.
-        changed = [k for k in ra.keys() | rb.keys() if ra.get(k) != rb.get(k)]
+        # A row shared by both (one object) cannot differ; keys only one side holds do.
+        changed = [k for k, y in rb.items() if (x := ra.get(k)) is not y and x != y]
+        changed += ra.keys() - rb.keys()
         for key in sorted(changed, key=key_sort):
             key_map = dict(zip(pk, key, strict=True))
             before, after = ra.get(key), rb.get(key)

@@ -27,6 +27,7 @@ from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from statebox.world._canonical import RowKey, Scalar, Snapshot, canonical_row, canonical_value
@@ -133,11 +134,25 @@ def _screen(world: World, sql: str) -> None:
     """
     if world._pool is None:
         return
+    action = _screening(sql)
+    if action == "leave":
+        world._leave_pool()
+    elif action == "spend":
+        world._spent = True
+
+
+@lru_cache(maxsize=4096)
+def _screening(sql: str) -> str:
+    """What `_screen` does for ``sql``: ``leave`` the pool, ``spend`` the connection, or ``""``.
+
+    A function of the statement's text alone (cached by that text).
+    """
     text = sql.upper()
     if "ROLLBACK" in text or "DEFER" in text:
-        world._leave_pool()
-    elif "PRAGMA" in text and not _SCHEMA_PRAGMA.fullmatch(text.strip().rstrip(";")):
-        world._spent = True
+        return "leave"
+    if "PRAGMA" in text and not _SCHEMA_PRAGMA.fullmatch(text.strip().rstrip(";")):
+        return "spend"
+    return ""
 
 
 def _read_tables(conn: sqlite3.Connection) -> dict[str, TableInfo]:
@@ -694,6 +709,15 @@ class WorldTx:
         """The first row of a query, or None."""
         rows = self.query(sql, params)
         return rows[0] if rows else None
+
+    def columns(self, table: str) -> tuple[str, ...]:
+        """``table``'s column names in its order (those ``SELECT *`` returns).
+
+        Read from the statement SQLite prepares once and keeps (re-prepared when the
+        schema changes), not from ``PRAGMA table_info`` at every call.
+        """
+        cur = self._conn.execute(f'SELECT * FROM "{table}" LIMIT 0')
+        return tuple(d[0] for d in cur.description or ())
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run a write; returns the number of rows changed."""
