@@ -171,6 +171,47 @@ def test_gateway_clients_build_no_tls_context_per_episode(monkeypatch: pytest.Mo
     assert built == []
 
 
+def test_lean_gateway_client_plays_whole_episodes_and_counts_a_wrong_answer_as_failed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gateway as gateway_bench
+    from serving import TOKEN, serving
+
+    import statebox.serve._gateway as gateway_module
+
+    want = gateway_bench.expected()
+    assert want.passed and want.tools and len(want.outputs) == 2
+    real = gateway_module.tool_result_to_mcp
+    calls: list[int] = []
+
+    def one_wrong(result: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 3:  # the first call of the second episode answers another balance
+            assert isinstance(result.output, dict)
+            result = result.model_copy(update={"output": {**result.output, "balance": -1}})
+        return real(result)
+
+    async def go() -> list[dict[str, Any]]:
+        async with serving() as s:
+            ok = await gateway_bench.lean_level(s.url, TOKEN, 2, 4, want)
+            assert len(s.app.store) == 0  # every session deleted
+            monkeypatch.setattr(gateway_module, "tool_result_to_mcp", one_wrong)
+            errors: list[str] = []
+            wrong = await gateway_bench.lean_level(s.url, TOKEN, 1, 3, want, errors=errors)
+            assert len(errors) == 1 and "tools/call 0" in errors[0], errors
+            monkeypatch.setattr(gateway_module, "tool_result_to_mcp", real)
+            # A trajectory that fails its checks: the verdict is not the one expected.
+            lost = want.__class__(want.tools, want.outputs, want.passed, [want.calls[0]])
+            failed = await gateway_bench.lean_level(s.url, TOKEN, 2, 2, lost)
+            assert len(s.app.store) == 0  # failed episodes' sessions are deleted too
+            return [ok, wrong, failed]
+
+    ok, wrong, failed = asyncio.run(go())
+    assert (ok["passed_share"], ok["failed"], ok["episodes"]) == (1.0, 0, 4)
+    assert wrong["failed"] == 1 and wrong["passed_share"] == 2 / 3
+    assert failed["failed"] == 2 and failed["passed_share"] == 0.0
+
+
 def test_transport_in_process_steps_are_tool_results() -> None:
     import transport
 
