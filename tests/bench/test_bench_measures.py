@@ -262,7 +262,7 @@ def test_transport_first_call_holds_the_clients_tools_list_and_steps_do_not(
     async def spy(*args: Any) -> Any:
         at = time.perf_counter()
         reply = await direct_reply(*args)
-        if reply is not None:  # initialize and its notification go to the SDK
+        if reply is not None:
             seen.append((json.loads(args[3])["method"], at))
         return reply
 
@@ -275,9 +275,11 @@ def test_transport_first_call_holds_the_clients_tools_list_and_steps_do_not(
 
     steps = asyncio.run(go())
     assert len(steps) == 3 and len(firsts) == 1
-    # One session: tools/call, then the client's tools/list, then one request per step.
-    assert [m for m, _ in seen] == ["tools/call", "tools/list"] + ["tools/call"] * 3
-    assert firsts[0] >= seen[1][1] - seen[0][1]  # the first call's time spans both
+    # One session: its handshake, tools/call, then the client's tools/list, then one
+    # request per step.
+    handshake = ["initialize", "notifications/initialized"]
+    assert [m for m, _ in seen] == handshake + ["tools/call", "tools/list"] + ["tools/call"] * 3
+    assert firsts[0] >= seen[3][1] - seen[2][1]  # the first call's time spans both
 
 
 def test_transport_server_cpu_counts_only_the_timed_spans() -> None:
