@@ -464,7 +464,8 @@ def main() -> None:
     base = tr["in_process"] * 1000
     for key, label in [
         ("mcp_official", "MCP gateway, official client"),
-        ("mcp_raw", "MCP gateway, raw JSON-RPC"),
+        ("mcp_raw", "MCP gateway, raw JSON-RPC (raw keep-alive client)"),
+        ("mcp_raw_httpx", "MCP gateway, raw JSON-RPC (httpx)"),
         ("openenv_http", "OpenEnv HTTP /step"),
         ("openenv_ws", "OpenEnv WebSocket"),
     ]:

@@ -282,6 +282,43 @@ def test_transport_first_call_holds_the_clients_tools_list_and_steps_do_not(
     assert firsts[0] >= seen[3][1] - seen[2][1]  # the first call's time spans both
 
 
+def test_transport_raw_gateway_row_is_tool_calls_on_one_keep_alive_connection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import transport
+    from serving import TOKEN, serving
+
+    import statebox.serve._gateway as gateway_module
+    from statebox.serve._mcp_direct import direct_reply
+
+    seen: list[str] = []
+    opened: list[int] = []
+    real_open = asyncio.open_connection
+
+    async def spy(*args: Any) -> Any:
+        reply = await direct_reply(*args)
+        seen.append(json.loads(args[3])["method"] if reply is not None else "sdk")
+        return reply
+
+    async def counting_open(*args: Any, **kwargs: Any) -> Any:
+        opened.append(1)
+        return await real_open(*args, **kwargs)
+
+    monkeypatch.setattr(gateway_module, "direct_reply", spy)
+
+    async def go() -> list[float]:
+        async with serving() as s:
+            monkeypatch.setattr(asyncio, "open_connection", counting_open)
+            steps = await transport.mcp_raw(s.url, TOKEN, 2, 3)
+            assert len(s.app.store) == 0  # each row's sessions are deleted
+            return steps
+
+    steps = asyncio.run(go())
+    assert len(steps) == 6 and all(t > 0 for t in steps)
+    assert seen == ["tools/call"] * 6  # each timed request is a tool call, answered
+    assert opened == [1]  # one connection for both sessions: keep-alive, no reconnects
+
+
 def test_transport_server_cpu_counts_only_the_timed_spans() -> None:
     import os
 
