@@ -1,6 +1,6 @@
 """Per-step transport overhead over in-process, one sequential client (printed, not asserted).
 
-Usage: python bench/transport.py [--episodes 20] [--steps 20] [--json]
+Usage: python bench/transport.py [--episodes 20] [--steps 20] [--json] [--statebox PATH]
 
 The same step — ``get_account`` of the toy transfer task, a read — taken ``--steps``
 times per episode over ``--episodes`` episodes, five ways, all measured in this run:
@@ -398,7 +398,7 @@ async def openenv_ws(url: str, episodes: int, steps: int) -> list[float]:
     return out
 
 
-async def measure(episodes: int, steps: int) -> dict[str, float]:
+async def measure(episodes: int, steps: int, statebox: str | None = None) -> dict[str, float]:
     """Median seconds per step of each way (keys: in_process, mcp_official, …).
 
     Also ``mcp_official_first_call`` (a session's first call, with the client's
@@ -407,7 +407,8 @@ async def measure(episodes: int, steps: int) -> dict[str, float]:
     medians = {"in_process": statistics.median(await in_process(episodes, steps))}
     with tempfile.TemporaryDirectory() as tmp:
         token_file = Path(tmp) / "token"
-        cmd = [str(Path(sys.executable).with_name("statebox")), "serve", "--tasks", str(TASKS)]
+        statebox = statebox or str(Path(sys.executable).with_name("statebox"))
+        cmd = [statebox, "serve", "--tasks", str(TASKS)]
         cmd += ["--domain", f"{TOY}:DOMAIN", "--port", "0", "--token-file", str(token_file)]
         server = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
         try:
@@ -474,9 +475,12 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--json", action="store_true", help="print the medians as JSON")
+    parser.add_argument(
+        "--statebox", help="the statebox executable to serve with (another checkout's)"
+    )
     args = parser.parse_args()
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    m = asyncio.run(measure(args.episodes, args.steps))
+    m = asyncio.run(measure(args.episodes, args.steps, args.statebox))
     if args.json:
         print(json.dumps(m))
         return
