@@ -196,3 +196,33 @@ def test_the_official_clients_steps_are_answered_directly(monkeypatch: pytest.Mo
             ]
 
     asyncio.run(go())
+
+
+@pytest.mark.parametrize("direct", [True, False])
+def test_an_unlisted_tool_name_logs_nothing_and_is_a_structured_refusal(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, direct: bool
+) -> None:
+    # The SDK's own call_tool handler logs a warning per call of a name it has not
+    # listed (an agent could fill the server's log) and rebuilds its tool cache.
+    async def sdk_only(*args: Any) -> None:
+        return None
+
+    if not direct:
+        monkeypatch.setattr(gateway_module, "direct_reply", sdk_only)
+
+    async def go() -> list[Any]:
+        async with serving() as s:
+            info = await create(s, TASK)
+            caplog.clear()
+            with caplog.at_level("DEBUG", logger="mcp"):
+                return [
+                    await _post(s, info, json.dumps(_call(i, "no_such_tool", {})).encode(), {})
+                    for i in range(3)
+                ]
+
+    answers = asyncio.run(go())
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == []
+    for status, _, body in answers:
+        result = json.loads(body)["result"]
+        assert status == 200 and result["isError"] is True
+        assert result["structuredContent"]["error"]["kind"] == "unknown_tool"
