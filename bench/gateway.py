@@ -1,7 +1,7 @@
 """MCP gateway throughput and latency, two load clients against in-process (printed, not asserted).
 
 Usage: python bench/gateway.py [--levels 1,50,200] [--episodes-per-level 200]
-       [--clients lean,official] [--statebox PATH[,PATH...]] [--rounds 1]
+       [--clients lean,official] [--statebox PATH[,PATH...]] [--rounds 1] [--per-request N]
 
 The server is `statebox serve` in its own process (as in use); each load client runs in
 a process of its own (this script with ``--client``), so neither's CPU is the other's,
@@ -36,6 +36,10 @@ and the load client's (``time.process_time`` of its process over the level). Bot
 share the machine's cores, so episodes/s is bounded by their sum; ``server-bound
 episodes/s per core`` (1000 / server CPU ms per episode) is what one core of server
 could carry with the client's CPU elsewhere.
+
+``--per-request N`` adds the server's CPU per request of each kind (create the session,
+initialize, initialized (the notification), tools/list, tools/call, end+judge, delete,
+and ``GET /health`` as the HTTP floor) over N episodes played one request at a time.
 
 ``--statebox`` runs the whole thing against each given ``statebox`` executable in turn
 (``--rounds`` times, alternating), e.g. another checkout's, to compare two servers in
@@ -431,6 +435,71 @@ async def lean_level(
     return _row("lean", concurrency, episodes, wall, latencies, passed, server, client)
 
 
+# Server CPU per request, one sequential lean client.
+
+
+class _MeteredConnection(_Connection):
+    """A connection that charges the server's CPU over each request to its kind."""
+
+    def __init__(self, host: str, port: int, pid: int, spent: dict[str, list[float]]) -> None:
+        super().__init__(host, port)
+        self.pid, self.spent = pid, spent
+
+    async def request(self, head: bytes, body: bytes = b"") -> tuple[int, bytes]:
+        kind = _kind(head, body)
+        cpu0 = server_cpu_s(self.pid)
+        answer = await super().request(head, body)
+        self.spent.setdefault(kind, []).append(server_cpu_s(self.pid) - cpu0)
+        return answer
+
+
+def _kind(head: bytes, body: bytes) -> str:
+    method, path = head.split(b"\r\n", 1)[0].decode().split()[:2]
+    if path.startswith("/mcp/"):  # the JSON-RPC method (initialized: the notification)
+        return str(json.loads(body)["method"]).removeprefix("notifications/")
+    if path == "/control/sessions":
+        return "create"
+    if path.endswith("/verdict"):
+        return "end+judge"
+    if method == "DELETE":
+        return "delete"
+    return f"{method} {path}"
+
+
+async def per_request(
+    url: str, token: str, episodes: int, want: Expected, server_pid: int
+) -> dict[str, Any]:
+    """Mean server CPU ms per request of each kind, over sequential lean episodes.
+
+    One request at a time, so the server's CPU between two readings is that request's
+    (and whatever the server did after answering the previous one). ``GET /health``
+    after each episode is the HTTP floor, measured the same way. ``episode_ms``: the
+    server's CPU per episode (every request but the floor's).
+    """
+    plan = LeanEpisodes(url, token, want)
+    spent: dict[str, list[float]] = {}
+    conn = _MeteredConnection(plan.host, plan.port, server_pid, spent)
+    health = f"GET /health HTTP/1.1\r\nHost: {plan.host}:{plan.port}\r\n\r\n".encode()
+    try:
+        for i in range(episodes + 5):
+            if i == 5:
+                spent.clear()  # the first episodes warm the server's caches
+            await plan.play(conn, [])
+            status, _ = await conn.request(health)
+            assert status == 200
+    finally:
+        conn.close()
+    floor = "GET /health"
+    mean = {k: 1000 * statistics.mean(v) for k, v in spent.items()}
+    total = sum(sum(v) for k, v in spent.items() if k != floor)
+    return {
+        "client": "per-request",
+        "episodes": episodes,
+        "ms_per_request": mean,
+        "episode_ms": 1000 * total / episodes,
+    }
+
+
 # The driver.
 
 
@@ -463,7 +532,12 @@ def _serve(statebox: str, tmp: Path) -> tuple[subprocess.Popen[str], str, str]:
 
 
 def run(
-    levels: list[int], per_level: int, clients: list[str], servers: list[str], rounds: int
+    levels: list[int],
+    per_level: int,
+    clients: list[str],
+    servers: list[str],
+    rounds: int,
+    per_request_episodes: int = 0,
 ) -> list[dict[str, Any]]:
     want = expected()
     assert want.passed, "the golden trajectory must pass in-process"
@@ -473,6 +547,11 @@ def run(
             for statebox in servers:
                 server, url, token = _serve(statebox, Path(tmp))
                 try:
+                    if per_request_episodes:
+                        row = client_process(
+                            "per-request", url, token, 1, per_request_episodes, server.pid, want
+                        )
+                        rows.append(row | {"server": statebox, "round": r})
                     for n in levels:
                         episodes = max(per_level, n)
                         for client in clients:
@@ -503,6 +582,8 @@ def print_rows(rows: list[dict[str, Any]]) -> None:
     }
     for r in rows:
         label = str(r["server"])[-32:]
+        if r["client"] == "per-request":
+            continue
         if r["client"] == "in-process":
             print(
                 f"{label:<32} {'in-proc':<10} {r['concurrency']:>9} {r['episodes']:>8} "
@@ -521,11 +602,25 @@ def print_rows(rows: list[dict[str, Any]]) -> None:
         )
 
 
+def print_per_request(rows: list[dict[str, Any]]) -> None:
+    rows = [r for r in rows if r["client"] == "per-request"]
+    if not rows:
+        return
+    kinds = list(rows[0]["ms_per_request"])
+    print("server CPU ms per request, one sequential lean client (GET /health: the HTTP floor)")
+    print(f"{'server':<32} {'round':>5} " + " ".join(f"{k:>11}" for k in kinds) + " episode")
+    for r in rows:
+        cells = " ".join(f"{r['ms_per_request'].get(k, float('nan')):>11.3f}" for k in kinds)
+        print(f"{str(r['server'])[-32:]:<32} {r['round']:>5} {cells} {r['episode_ms']:>7.2f}")
+
+
 def _client_main(ns: argparse.Namespace) -> None:
     want = Expected.from_json(ns.expected)
     global TOKEN
     TOKEN = ns.token
-    if ns.client == "lean":
+    if ns.client == "per-request":
+        row = asyncio.run(per_request(ns.url, ns.token, ns.episodes, want, ns.server_pid))
+    elif ns.client == "lean":
         errors: list[str] = []
         row = asyncio.run(
             lean_level(ns.url, ns.token, ns.concurrency, ns.episodes, want, ns.server_pid, errors)
@@ -547,8 +642,17 @@ def main() -> None:
         help="the statebox executable(s) to serve with, comma-separated (alternated)",
     )
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--per-request",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also the server CPU per request kind over N sequential lean episodes",
+    )
     # The load client's own process (internal).
-    parser.add_argument("--client", choices=["lean", "official"], help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--client", choices=["lean", "official", "per-request"], help=argparse.SUPPRESS
+    )
     for name in ("--url", "--token", "--expected"):
         parser.add_argument(name, help=argparse.SUPPRESS)
     for name in ("--concurrency", "--episodes", "--server-pid"):
@@ -566,6 +670,7 @@ def main() -> None:
         clients,
         ns.statebox.split(","),
         ns.rounds,
+        ns.per_request,
     )
     load1 = os.getloadavg()
     print(
@@ -573,6 +678,7 @@ def main() -> None:
         f"after {' '.join(f'{x:.2f}' for x in load1)}, on {os.cpu_count()} cores"
     )
     print_rows(rows)
+    print_per_request(rows)
     print(json.dumps(rows))
 
 

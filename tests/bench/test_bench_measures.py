@@ -437,3 +437,25 @@ def types_namespace(**kw: float) -> Any:
     import types
 
     return types.SimpleNamespace(**kw)
+
+
+def test_gateway_per_request_cpu_charges_each_request_kind_of_the_episode() -> None:
+    import gateway as gateway_bench
+    from serving import TOKEN, serving
+
+    want = gateway_bench.expected()
+
+    async def go() -> dict[str, Any]:
+        async with serving() as s:  # in this process: its CPU is the "server's" here
+            row = await gateway_bench.per_request(s.url, TOKEN, 3, want, os.getpid())
+            assert len(s.app.store) == 0
+            return row
+
+    row = asyncio.run(go())
+    kinds = ["create", "initialize", "initialized", "tools/list", "tools/call"]
+    assert list(row["ms_per_request"]) == [*kinds, "end+judge", "delete", "GET /health"]
+    assert all(v >= 0 for v in row["ms_per_request"].values())
+    # The episode's figure is its requests' (two tool calls), the floor's left out.
+    per = row["ms_per_request"]
+    episode = sum(per.values()) - per["GET /health"] + per["tools/call"]
+    assert row["episode_ms"] == pytest.approx(episode)
