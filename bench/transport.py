@@ -55,6 +55,9 @@ import httpx
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gateway import server_cpu_s  # bench/ is not a package
+
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tests" / "serve" / "tasks"
 TOY = ROOT / "tests" / "fixtures" / "toy" / "__init__.py"
@@ -77,8 +80,8 @@ class ServerCpu:
         self.pid, self.spent, self._at = pid, 0.0, 0.0
 
     def _now(self) -> float:
-        tasks = Path(f"/proc/{self.pid}/task")
-        return sum(int((t / "schedstat").read_text().split()[0]) for t in tasks.iterdir()) / 1e9
+        assert self.pid is not None
+        return server_cpu_s(self.pid)
 
     def start(self) -> None:
         if self.pid is not None:

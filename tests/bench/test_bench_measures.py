@@ -459,3 +459,22 @@ def test_gateway_per_request_cpu_charges_each_request_kind_of_the_episode() -> N
     per = row["ms_per_request"]
     episode = sum(per.values()) - per["GET /health"] + per["tools/call"]
     assert row["episode_ms"] == pytest.approx(episode)
+
+
+def test_server_cpu_leaves_out_a_thread_that_ends_while_it_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gateway as gateway_bench
+
+    real = Path.read_text
+    reads: list[Path] = []
+
+    def vanishing(self: Path, *args: Any, **kwargs: Any) -> str:
+        reads.append(self)
+        if self.name == "schedstat" and len(reads) == 1:
+            raise FileNotFoundError(self)  # the first thread listed has just ended
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", vanishing)
+    assert gateway_bench.server_cpu_s(os.getpid()) >= 0  # no error: the others are summed
+    assert len(reads) == len(list(Path(f"/proc/{os.getpid()}/task").iterdir()))
