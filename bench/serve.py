@@ -36,7 +36,9 @@ started in the same run: the bare interpreter (``python -c pass``) and ``python 
 "import statebox"``; and ``statebox serve --help`` against the same baselines.
 
 ``--gateway N`` also runs bench/gateway.py's MCP-gateway episode at N concurrent
-episodes against the same server, with the in-process episodes/s of that trajectory.
+episodes against the same server, with both of its load clients (the official MCP
+client and the lean one, each in its own process), beside the in-process episodes/s of
+that trajectory.
 The machine's load is printed with the figures (shared machines are noisy).
 """
 
@@ -273,40 +275,17 @@ async def _first_reset_s(url: str, t_start: float) -> float:
     return time.perf_counter() - t_start
 
 
-async def _gateway(url: str, token: str, n: int, server_pid: int) -> dict[str, Any]:
+def _gateway(url: str, token: str, n: int, server_pid: int) -> dict[str, Any]:
+    """bench/gateway.py's episode at ``n`` in flight, both load clients (each its own process)."""
     sys.path.insert(0, str(ROOT / "bench"))
     import gateway
 
-    gateway.TOKEN = token
-    return await gateway.level(url, n, n, server_pid)
-
-
-async def _gateway_in_process(n: int) -> float:
-    """Episodes/s of the gateway bench's trajectory (two calls, judged) in-process."""
-    from statebox.episode import CallTool, End
-    from statebox.serve import TaskCatalog
-    from statebox.tasks import load_tasks
-    from statebox.tools import ToolCall
-
-    sys.path.insert(0, str(ROOT / "tests"))
-    from fixtures.toy import make_domain
-
-    cat = TaskCatalog(load_tasks(TASKS), {"toy": make_domain()})
-    task = cat.task(TASK)
-
-    async def one() -> None:
-        episode = cat.episode(task)
-        await episode.reset()
-        for a in STEPS[:2]:
-            await episode.step(CallTool(call=ToolCall(tool=a["tool"], args=a["args"])))
-        await episode.step(End(text="done"))
-        await cat.judge(task, episode)
-        episode.close()
-
-    await one()
-    t0 = time.perf_counter()
-    await asyncio.gather(*(one() for _ in range(n)))
-    return n / (time.perf_counter() - t0)
+    want = gateway.expected()
+    rows = {
+        c: gateway.client_process(c, url, token, n, n, server_pid, want) for c in gateway.CLIENTS
+    }
+    base = asyncio.run(gateway.in_process(n, n))
+    return {"clients": rows, "in_process_episodes_per_s": base["episodes_per_s"], "concurrency": n}
 
 
 def main(levels: list[int], timeout_s: float, gateway_n: int, stagger_s: float) -> None:
@@ -360,8 +339,7 @@ def main(levels: list[int], timeout_s: float, gateway_n: int, stagger_s: float) 
             gw = None
             if gateway_n:
                 token = token_file.read_text().strip()
-                gw = asyncio.run(_gateway(url, token, gateway_n, server.pid))
-                gw["in_process_episodes_per_s"] = asyncio.run(_gateway_in_process(gateway_n))
+                gw = _gateway(url, token, gateway_n, server.pid)
         finally:
             server.terminate()
             server.wait(10)
@@ -411,14 +389,16 @@ def main(levels: list[int], timeout_s: float, gateway_n: int, stagger_s: float) 
             }
         )
     if gw is not None:
-        ratio = gw["episodes_per_s"] / gw["in_process_episodes_per_s"]
-        print(
-            f"MCP gateway at {gw['concurrency']}: {gw['episodes_per_s']:.1f} episodes/s, "
-            f"in-process {gw['in_process_episodes_per_s']:.0f}/s (ratio {ratio:.4f}), "
-            f"tool call p50 {gw['tool_call_p50_ms']:.1f} ms, passed {gw['passed_share']:.3f}; "
-            f"CPU per episode: server {gw['server_cpu_ms_per_episode']:.1f} ms, load client "
-            f"{gw['client_cpu_ms_per_episode']:.1f} ms"
-        )
+        for client, row in gw["clients"].items():
+            ratio = row["episodes_per_s"] / gw["in_process_episodes_per_s"]
+            print(
+                f"MCP gateway at {gw['concurrency']}, {client} client: "
+                f"{row['episodes_per_s']:.1f} episodes/s, in-process "
+                f"{gw['in_process_episodes_per_s']:.0f}/s (ratio {ratio:.4f}), tool call p50 "
+                f"{row['tool_call_p50_ms']:.1f} ms, passed {row['passed_share']:.3f}; CPU per "
+                f"episode: server {row['server_cpu_ms_per_episode']:.1f} ms, load client "
+                f"{row['client_cpu_ms_per_episode']:.1f} ms"
+            )
     starts = {"baselines": base, "first_response_s": first, "ready_s": ready}
     print(json.dumps({"levels": out, "gateway": gw, "start": starts | {"reset_s": first_reset}}))
 

@@ -37,8 +37,9 @@ Every row carries a baseline measured in this same run (no constants) and the ra
 - per-step transport overhead, one sequential client (`bench/transport.py`): MCP
   gateway (official client and raw JSON-RPC), OpenEnv HTTP and WebSocket, against
   `Episode.step` in process;
-- MCP gateway episodes/s at 1 and 50 in flight (`bench/gateway.py`, one TLS context
-  for all clients), against one fresh MCP stdio server start per episode, measured.
+- MCP gateway episodes/s at 1 and 50 in flight (`bench/gateway.py`'s lean load client and
+  the official MCP client, each in its own process), against one fresh MCP stdio server
+  start per episode, measured, and against the same trajectory in process.
 
 ``--quick`` shrinks every sample (20,000 report records, fewer trials) to finish in a
 few minutes; the full run takes longer mostly for the report's 200,000 records.
@@ -238,7 +239,8 @@ def report_figures(records: int) -> dict[str, float]:
     return r
 
 
-def gateway_figures(level: int, episodes: int) -> dict[str, float]:
+def gateway_figures(level: int, episodes: int) -> dict[str, dict[str, Any]]:
+    """bench/gateway.py's rows at one level by client: lean, official and in-process."""
     cmd = [sys.executable, str(BENCH / "gateway.py"), "--levels", str(level)]
     out = subprocess.run(
         [*cmd, "--episodes-per-level", str(episodes)],
@@ -246,8 +248,8 @@ def gateway_figures(level: int, episodes: int) -> dict[str, float]:
         capture_output=True,
         text=True,
     ).stdout
-    row: dict[str, float] = json.loads(out.strip().splitlines()[-1])[0]
-    return row
+    rows: list[dict[str, Any]] = json.loads(out.strip().splitlines()[-1])
+    return {r["client"]: r for r in rows}
 
 
 def transport_figures(episodes: int, steps: int) -> dict[str, float]:
@@ -470,7 +472,8 @@ def main() -> None:
     base = tr["in_process"] * 1000
     for key, label in [
         ("mcp_official", "MCP gateway, official client"),
-        ("mcp_raw", "MCP gateway, raw JSON-RPC"),
+        ("mcp_raw", "MCP gateway, raw JSON-RPC (raw keep-alive client)"),
+        ("mcp_raw_httpx", "MCP gateway, raw JSON-RPC (httpx)"),
         ("openenv_http", "OpenEnv HTTP /step"),
         ("openenv_ws", "OpenEnv WebSocket"),
     ]:
@@ -487,22 +490,28 @@ def main() -> None:
     gw1 = gateway_figures(1, 30 if q else 100)
     gw = gateway_figures(50, 100 if q else 400)
     figures["gateway"] = {"1": gw1, "50": gw}
-    add(
-        Row(
-            f"MCP gateway episodes/s, 1 in flight (p50 tool call {gw1['tool_call_p50_ms']:.1f} ms)",
-            f"{gw1['episodes_per_s']:.1f}",
-            f"{1 / per_episode_start_s:.2f} (a fresh MCP server per episode, measured)",
-            _ratio(gw1["episodes_per_s"], 1 / per_episode_start_s),
+    for client in ("lean", "official"):
+        one, many = gw1[client], gw[client]
+        add(
+            Row(
+                f"MCP gateway episodes/s, 1 in flight, {client} client "
+                f"(p50 tool call {one['tool_call_p50_ms']:.1f} ms)",
+                f"{one['episodes_per_s']:.1f}",
+                f"{1 / per_episode_start_s:.2f} (a fresh MCP server per episode, measured)",
+                _ratio(one["episodes_per_s"], 1 / per_episode_start_s),
+            )
         )
-    )
-    add(
-        Row(
-            f"MCP gateway episodes/s, 50 in flight (p50 tool call {gw['tool_call_p50_ms']:.0f} ms)",
-            f"{gw['episodes_per_s']:.1f}",
-            f"{gw1['episodes_per_s']:.1f} (1 in flight)",
-            _ratio(gw["episodes_per_s"], gw1["episodes_per_s"]),
+        add(
+            Row(
+                f"MCP gateway episodes/s, 50 in flight, {client} client (p50 tool call "
+                f"{many['tool_call_p50_ms']:.0f} ms; CPU per episode: server "
+                f"{many['server_cpu_ms_per_episode']:.1f} ms, client "
+                f"{many['client_cpu_ms_per_episode']:.1f} ms)",
+                f"{many['episodes_per_s']:.1f}",
+                f"{gw['in-process']['episodes_per_s']:.0f} (the trajectory in process)",
+                _ratio(many["episodes_per_s"], gw["in-process"]["episodes_per_s"]),
+            )
         )
-    )
     after = os.getloadavg()
     figures["load_after"] = after
     header = Row("figure", "value", "baseline (same run)", "ratio (>1x: better)")

@@ -1,6 +1,6 @@
 """Per-step transport overhead over in-process, one sequential client (printed, not asserted).
 
-Usage: python bench/transport.py [--episodes 20] [--steps 20] [--json]
+Usage: python bench/transport.py [--episodes 20] [--steps 20] [--json] [--statebox PATH]
 
 The same step — ``get_account`` of the toy transfer task, a read — taken ``--steps``
 times per episode over ``--episodes`` episodes, five ways, all measured in this run:
@@ -10,9 +10,14 @@ times per episode over ``--episodes`` episodes, five ways, all measured in this 
   ``/mcp`` endpoint (one HTTP client, so one connection pool, for the whole run). A
   session's first ``call_tool`` is timed apart and not in the median: the client then
   also sends ``tools/list`` (to learn the tools' output schemas), two round trips;
-- **MCP gateway, raw JSON-RPC**: the same ``tools/call`` request posted by hand;
-- **HTTP floor**: ``GET /health`` of the same server with the same client, a route that
-  does nothing: what any HTTP request costs here before the gateway does anything;
+- **MCP gateway, raw JSON-RPC**: the same ``tools/call`` request written by hand on one
+  keep-alive HTTP/1.1 connection (the body encoded once): the transport and the
+  server, with next to no client;
+- **MCP gateway, raw JSON-RPC by httpx**: the same request posted with httpx, which
+  alone costs the client about 1-2 ms of CPU per request here;
+- **HTTP floor**: ``GET /health`` of the same server, a route that does nothing: what
+  any HTTP request costs here before the gateway does anything, once with the raw
+  keep-alive client and once with httpx (each beside the gateway row of its client);
 - **OpenEnv HTTP**: ``POST /openenv/step`` with the episode id, by httpx;
 - **OpenEnv HTTP, raw**: the same request written on one keep-alive HTTP/1.1 connection
   by hand (as the raw JSON-RPC row does for MCP): httpx alone costs about 2 ms of the
@@ -50,6 +55,9 @@ import httpx
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gateway import server_cpu_s  # bench/ is not a package
+
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tests" / "serve" / "tasks"
 TOY = ROOT / "tests" / "fixtures" / "toy" / "__init__.py"
@@ -72,8 +80,8 @@ class ServerCpu:
         self.pid, self.spent, self._at = pid, 0.0, 0.0
 
     def _now(self) -> float:
-        tasks = Path(f"/proc/{self.pid}/task")
-        return sum(int((t / "schedstat").read_text().split()[0]) for t in tasks.iterdir()) / 1e9
+        assert self.pid is not None
+        return server_cpu_s(self.pid)
 
     def start(self) -> None:
         if self.pid is not None:
@@ -160,10 +168,111 @@ async def mcp_official(
     return out
 
 
+class RawHttp:
+    """One keep-alive HTTP/1.1 connection written by hand: a request in one write.
+
+    What a raw row costs the client is building the bytes and reading the answer,
+    not a client library's machinery.
+    """
+
+    def __init__(self, url: str) -> None:
+        host, _, port = url.removeprefix("http://").partition(":")
+        self.host, self.port = host, int(port)
+        self._reader: asyncio.StreamReader | None = None
+        self._writer: asyncio.StreamWriter | None = None
+
+    async def __aenter__(self) -> RawHttp:
+        self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._writer is not None:
+            self._writer.close()
+
+    def head(self, method: str, path: str, body: bytes, headers: dict[str, str]) -> bytes:
+        """A request's head (``Content-Type: application/json`` when it has a body)."""
+        lines = [f"{method} {path} HTTP/1.1", f"Host: {self.host}:{self.port}"]
+        lines += [f"{k}: {v}" for k, v in headers.items()]
+        if body:
+            lines.append("Content-Type: application/json")
+        lines.append(f"Content-Length: {len(body)}")
+        return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+    async def send(self, head: bytes, body: bytes = b"") -> tuple[int, bytes]:
+        """Write a request (head and body at once); its status and body."""
+        assert self._reader is not None and self._writer is not None
+        self._writer.write(head + body)
+        lines = (await self._reader.readuntil(b"\r\n\r\n")).split(b"\r\n")
+        length = next(
+            (
+                int(v)
+                for k, _, v in (x.partition(b":") for x in lines)
+                if k.lower() == b"content-length"
+            ),
+            0,
+        )
+        return int(lines[0].split()[1]), await self._reader.readexactly(length)
+
+    async def json(
+        self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, Any]:
+        """A JSON request and its decoded answer."""
+        data = b"" if body is None else json.dumps(body).encode()
+        status, raw = await self.send(self.head(method, path, data, headers or {}), data)
+        return status, json.loads(raw) if raw else None
+
+
+async def _raw_session(c: RawHttp, token: str) -> dict[str, Any]:
+    status, info = await c.json(
+        "POST", "/control/sessions", {"task_id": TASK}, {"Authorization": f"Bearer {token}"}
+    )
+    assert status == 201, info
+    return dict(info)
+
+
 async def mcp_raw(
     url: str, token: str, episodes: int, steps: int, cpu: ServerCpu | None = None
 ) -> list[float]:
-    """Seconds per hand-posted ``tools/call`` JSON-RPC request."""
+    """Seconds per hand-written ``tools/call`` on one keep-alive connection."""
+    out: list[float] = []
+    cpu = cpu or ServerCpu(None)
+    body = json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": TOOL, "arguments": ARGS},
+        }
+    ).encode()
+    async with RawHttp(url) as c:
+        for _ in range(episodes):
+            info = await _raw_session(c, token)
+            h = {
+                "Authorization": f"Bearer {info['mcp_token']}",
+                "Accept": "application/json, text/event-stream",
+            }
+            head = c.head("POST", info["mcp_url"].removeprefix(url), body, h)
+            cpu.start()
+            for _ in range(steps):
+                t0 = time.perf_counter()
+                status, raw = await c.send(head, body)
+                out.append(time.perf_counter() - t0)
+                reply = json.loads(raw)
+                assert status == 200 and reply["result"]["isError"] is False, reply
+            cpu.stop()
+            await c.json(
+                "DELETE",
+                f"/control/sessions/{info['session_id']}",
+                None,
+                {"Authorization": f"Bearer {token}"},
+            )
+    return out
+
+
+async def mcp_raw_httpx(
+    url: str, token: str, episodes: int, steps: int, cpu: ServerCpu | None = None
+) -> list[float]:
+    """Seconds per ``tools/call`` JSON-RPC request posted with httpx."""
     out: list[float] = []
     cpu = cpu or ServerCpu(None)
     async with httpx.AsyncClient(base_url=url, timeout=60) as c:
@@ -193,7 +302,7 @@ async def mcp_raw(
 
 
 async def http_floor(url: str, n: int, cpu: ServerCpu | None = None) -> list[float]:
-    """Seconds per ``GET /health`` (a route that does nothing) with the same client."""
+    """Seconds per ``GET /health`` (a route that does nothing) with httpx."""
     out: list[float] = []
     cpu = cpu or ServerCpu(None)
     async with httpx.AsyncClient(base_url=url, timeout=60) as c:
@@ -204,6 +313,23 @@ async def http_floor(url: str, n: int, cpu: ServerCpu | None = None) -> list[flo
             r = await c.get("/health")
             out.append(time.perf_counter() - t0)
             assert r.status_code == 200, r.text
+        cpu.stop()
+    return out
+
+
+async def http_floor_raw(url: str, n: int, cpu: ServerCpu | None = None) -> list[float]:
+    """Seconds per ``GET /health`` written by hand on one keep-alive connection."""
+    out: list[float] = []
+    cpu = cpu or ServerCpu(None)
+    async with RawHttp(url) as c:
+        head = c.head("GET", "/health", b"", {})
+        await c.send(head)
+        cpu.start()
+        for _ in range(n):
+            t0 = time.perf_counter()
+            status, raw = await c.send(head)
+            out.append(time.perf_counter() - t0)
+            assert status == 200, raw
         cpu.stop()
     return out
 
@@ -228,24 +354,16 @@ async def openenv_http(url: str, episodes: int, steps: int) -> list[float]:
 
 async def openenv_http_raw(url: str, episodes: int, steps: int) -> list[float]:
     """Seconds per ``POST /openenv/step`` written by hand on one keep-alive connection."""
-    host, _, port = url.removeprefix("http://").partition(":")
-    reader, writer = await asyncio.open_connection(host, int(port))
-
-    async def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
-        data = json.dumps(body).encode()
-        head = f"POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-        writer.write(f"{head}Content-Length: {len(data)}\r\n\r\n".encode() + data)
-        lines = (await reader.readuntil(b"\r\n\r\n")).decode().split("\r\n")
-        assert lines[0].split()[1] == "200", lines[0]
-        length = next(
-            int(v) for k, _, v in (x.partition(":") for x in lines) if k.lower() == "content-length"
-        )
-        reply: dict[str, Any] = json.loads(await reader.readexactly(length))
-        return reply
 
     out: list[float] = []
     action = {"kind": "call_tool", "tool": TOOL, "args": ARGS}
-    try:
+    async with RawHttp(url) as c:
+
+        async def post(path: str, body: dict[str, Any]) -> dict[str, Any]:
+            status, reply = await c.json("POST", path, body)
+            assert status == 200, reply
+            return dict(reply)
+
         for _ in range(episodes):
             eid = (await post("/openenv/reset", {"task_id": TASK}))["observation"]["episode_id"]
             for _ in range(steps):
@@ -256,8 +374,6 @@ async def openenv_http_raw(url: str, episodes: int, steps: int) -> list[float]:
             await post(
                 "/openenv/step", {"action": {"kind": "end", "text": "done"}, "episode_id": eid}
             )
-    finally:
-        writer.close()
     return out
 
 
@@ -285,7 +401,7 @@ async def openenv_ws(url: str, episodes: int, steps: int) -> list[float]:
     return out
 
 
-async def measure(episodes: int, steps: int) -> dict[str, float]:
+async def measure(episodes: int, steps: int, statebox: str | None = None) -> dict[str, float]:
     """Median seconds per step of each way (keys: in_process, mcp_official, …).
 
     Also ``mcp_official_first_call`` (a session's first call, with the client's
@@ -294,7 +410,8 @@ async def measure(episodes: int, steps: int) -> dict[str, float]:
     medians = {"in_process": statistics.median(await in_process(episodes, steps))}
     with tempfile.TemporaryDirectory() as tmp:
         token_file = Path(tmp) / "token"
-        cmd = [str(Path(sys.executable).with_name("statebox")), "serve", "--tasks", str(TASKS)]
+        statebox = statebox or str(Path(sys.executable).with_name("statebox"))
+        cmd = [statebox, "serve", "--tasks", str(TASKS)]
         cmd += ["--domain", f"{TOY}:DOMAIN", "--port", "0", "--token-file", str(token_file)]
         server = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
         try:
@@ -308,13 +425,20 @@ async def measure(episodes: int, steps: int) -> dict[str, float]:
                     await asyncio.sleep(0.05)
             n = episodes * steps
             firsts: list[float] = []
-            cpus = {k: ServerCpu(server.pid) for k in ("mcp_official", "mcp_raw", "http_floor")}
+            meters = ("mcp_official", "mcp_raw", "mcp_raw_httpx", "http_floor", "http_floor_raw")
+            cpus = {k: ServerCpu(server.pid) for k in meters}
             medians["mcp_official"] = statistics.median(
                 await mcp_official(url, token, episodes, steps, firsts, cpus["mcp_official"])
             )
             medians["mcp_official_first_call"] = statistics.median(firsts)
             medians["mcp_raw"] = statistics.median(
                 await mcp_raw(url, token, episodes, steps, cpus["mcp_raw"])
+            )
+            medians["http_floor_raw"] = statistics.median(
+                await http_floor_raw(url, n, cpus["http_floor_raw"])
+            )
+            medians["mcp_raw_httpx"] = statistics.median(
+                await mcp_raw_httpx(url, token, episodes, steps, cpus["mcp_raw_httpx"])
             )
             medians["http_floor"] = statistics.median(await http_floor(url, n, cpus["http_floor"]))
             for key, meter in cpus.items():
@@ -339,8 +463,10 @@ async def measure(episodes: int, steps: int) -> dict[str, float]:
 LABELS = {
     "mcp_official": "MCP gateway, official client",
     "mcp_official_first_call": "MCP gateway, official client, first call (+ tools/list)",
-    "mcp_raw": "MCP gateway, raw JSON-RPC",
-    "http_floor": "HTTP floor, GET /health (same server and client)",
+    "mcp_raw": "MCP gateway, raw JSON-RPC (raw keep-alive client)",
+    "http_floor_raw": "HTTP floor, GET /health (same server, raw keep-alive client)",
+    "mcp_raw_httpx": "MCP gateway, raw JSON-RPC (httpx)",
+    "http_floor": "HTTP floor, GET /health (same server, httpx)",
     "openenv_http": "OpenEnv HTTP /step (httpx)",
     "openenv_http_raw": "OpenEnv HTTP /step (raw keep-alive client)",
     "openenv_ws": "OpenEnv WebSocket",
@@ -352,9 +478,12 @@ def main() -> None:
     parser.add_argument("--episodes", type=int, default=20)
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--json", action="store_true", help="print the medians as JSON")
+    parser.add_argument(
+        "--statebox", help="the statebox executable to serve with (another checkout's)"
+    )
     args = parser.parse_args()
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    m = asyncio.run(measure(args.episodes, args.steps))
+    m = asyncio.run(measure(args.episodes, args.steps, args.statebox))
     if args.json:
         print(json.dumps(m))
         return

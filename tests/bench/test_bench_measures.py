@@ -172,6 +172,47 @@ def test_gateway_clients_build_no_tls_context_per_episode(monkeypatch: pytest.Mo
     assert built == []
 
 
+def test_lean_gateway_client_plays_whole_episodes_and_counts_a_wrong_answer_as_failed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gateway as gateway_bench
+    from serving import TOKEN, serving
+
+    import statebox.serve._gateway as gateway_module
+
+    want = gateway_bench.expected()
+    assert want.passed and want.tools and len(want.outputs) == 2
+    real = gateway_module.tool_result_to_mcp
+    calls: list[int] = []
+
+    def one_wrong(result: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 3:  # the first call of the second episode answers another balance
+            assert isinstance(result.output, dict)
+            result = result.model_copy(update={"output": {**result.output, "balance": -1}})
+        return real(result)
+
+    async def go() -> list[dict[str, Any]]:
+        async with serving() as s:
+            ok = await gateway_bench.lean_level(s.url, TOKEN, 2, 4, want)
+            assert len(s.app.store) == 0  # every session deleted
+            monkeypatch.setattr(gateway_module, "tool_result_to_mcp", one_wrong)
+            errors: list[str] = []
+            wrong = await gateway_bench.lean_level(s.url, TOKEN, 1, 3, want, errors=errors)
+            assert len(errors) == 1 and "tools/call 0" in errors[0], errors
+            monkeypatch.setattr(gateway_module, "tool_result_to_mcp", real)
+            # A trajectory that fails its checks: the verdict is not the one expected.
+            lost = want.__class__(want.tools, want.outputs, want.passed, [want.calls[0]])
+            failed = await gateway_bench.lean_level(s.url, TOKEN, 2, 2, lost)
+            assert len(s.app.store) == 0  # failed episodes' sessions are deleted too
+            return [ok, wrong, failed]
+
+    ok, wrong, failed = asyncio.run(go())
+    assert (ok["passed_share"], ok["failed"], ok["episodes"]) == (1.0, 0, 4)
+    assert wrong["failed"] == 1 and wrong["passed_share"] == 2 / 3
+    assert failed["failed"] == 2 and failed["passed_share"] == 0.0
+
+
 def test_transport_in_process_steps_are_tool_results() -> None:
     import transport
 
@@ -222,7 +263,7 @@ def test_transport_first_call_holds_the_clients_tools_list_and_steps_do_not(
     async def spy(*args: Any) -> Any:
         at = time.perf_counter()
         reply = await direct_reply(*args)
-        if reply is not None:  # initialize and its notification go to the SDK
+        if reply is not None:
             seen.append((json.loads(args[3])["method"], at))
         return reply
 
@@ -235,9 +276,48 @@ def test_transport_first_call_holds_the_clients_tools_list_and_steps_do_not(
 
     steps = asyncio.run(go())
     assert len(steps) == 3 and len(firsts) == 1
-    # One session: tools/call, then the client's tools/list, then one request per step.
-    assert [m for m, _ in seen] == ["tools/call", "tools/list"] + ["tools/call"] * 3
-    assert firsts[0] >= seen[1][1] - seen[0][1]  # the first call's time spans both
+    # One session: its handshake, tools/call, then the client's tools/list, then one
+    # request per step.
+    handshake = ["initialize", "notifications/initialized"]
+    assert [m for m, _ in seen] == handshake + ["tools/call", "tools/list"] + ["tools/call"] * 3
+    assert firsts[0] >= seen[3][1] - seen[2][1]  # the first call's time spans both
+
+
+def test_transport_raw_gateway_row_is_tool_calls_on_one_keep_alive_connection(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import transport
+    from serving import TOKEN, serving
+
+    import statebox.serve._gateway as gateway_module
+    from statebox.serve._mcp_direct import direct_reply
+
+    seen: list[str] = []
+    opened: list[int] = []
+    real_open = asyncio.open_connection
+
+    async def spy(*args: Any) -> Any:
+        reply = await direct_reply(*args)
+        seen.append(json.loads(args[3])["method"] if reply is not None else "sdk")
+        return reply
+
+    async def counting_open(*args: Any, **kwargs: Any) -> Any:
+        opened.append(1)
+        return await real_open(*args, **kwargs)
+
+    monkeypatch.setattr(gateway_module, "direct_reply", spy)
+
+    async def go() -> list[float]:
+        async with serving() as s:
+            monkeypatch.setattr(asyncio, "open_connection", counting_open)
+            steps = await transport.mcp_raw(s.url, TOKEN, 2, 3)
+            assert len(s.app.store) == 0  # each row's sessions are deleted
+            return steps
+
+    steps = asyncio.run(go())
+    assert len(steps) == 6 and all(t > 0 for t in steps)
+    assert seen == ["tools/call"] * 6  # each timed request is a tool call, answered
+    assert opened == [1]  # one connection for both sessions: keep-alive, no reconnects
 
 
 def test_transport_server_cpu_counts_only_the_timed_spans() -> None:
@@ -419,3 +499,44 @@ def test_versus_runs_each_side_from_its_own_source(tmp_path: Path) -> None:
     # A baseline directory that holds no statebox is refused, not measured as this one.
     with pytest.raises(SystemExit, match="not"):
         trial_versus.run_side(tmp_path, "retail@2.0", 1, limit=1)
+
+
+def test_gateway_per_request_cpu_charges_each_request_kind_of_the_episode() -> None:
+    import gateway as gateway_bench
+    from serving import TOKEN, serving
+
+    want = gateway_bench.expected()
+
+    async def go() -> dict[str, Any]:
+        async with serving() as s:  # in this process: its CPU is the "server's" here
+            row = await gateway_bench.per_request(s.url, TOKEN, 3, want, os.getpid())
+            assert len(s.app.store) == 0
+            return row
+
+    row = asyncio.run(go())
+    kinds = ["create", "initialize", "initialized", "tools/list", "tools/call"]
+    assert list(row["ms_per_request"]) == [*kinds, "end+judge", "delete", "GET /health"]
+    assert all(v >= 0 for v in row["ms_per_request"].values())
+    # The episode's figure is its requests' (two tool calls), the floor's left out.
+    per = row["ms_per_request"]
+    episode = sum(per.values()) - per["GET /health"] + per["tools/call"]
+    assert row["episode_ms"] == pytest.approx(episode)
+
+
+def test_server_cpu_leaves_out_a_thread_that_ends_while_it_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gateway as gateway_bench
+
+    real = Path.read_text
+    reads: list[Path] = []
+
+    def vanishing(self: Path, *args: Any, **kwargs: Any) -> str:
+        reads.append(self)
+        if self.name == "schedstat" and len(reads) == 1:
+            raise FileNotFoundError(self)  # the first thread listed has just ended
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", vanishing)
+    assert gateway_bench.server_cpu_s(os.getpid()) >= 0  # no error: the others are summed
+    assert len(reads) == len(list(Path(f"/proc/{os.getpid()}/task").iterdir()))

@@ -219,3 +219,32 @@ def test_one_client_cannot_hold_more_websockets_than_its_share() -> None:
                 assert json.loads(await again.recv())["type"] == "observation"
 
     asyncio.run(go())
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        [(b"host", b"127.0.0.1:1"), (b"host", b"evil.example")],  # the first one counts
+        [(b"host", b"evil.example"), (b"host", b"127.0.0.1:1")],
+        [(b"origin", b"http://a"), (b"origin", b"http://b"), (b"content-length", b"0")],
+        [(b"content-type", b"text/plain"), (b"content-type", b"application/json")],
+        [(b"content-length", b" 12 "), (b"content-length", b"0")],
+        [(b"transfer-encoding", b"chunked")],
+        [(b"content-length", b""), (b"transfer-encoding", b"chunked")],
+        [(b"x-other", b"1")],
+    ],
+)
+def test_the_guard_reads_headers_as_starlette_does(raw: list[tuple[bytes, bytes]]) -> None:
+    from starlette.datastructures import Headers
+
+    from statebox.serve._guard import _Checked
+
+    scope = {"type": "http", "headers": raw}
+    headers, checked = Headers(scope=scope), _Checked(scope)
+    for name in ("host", "origin", "content-type", "content-length"):
+        assert getattr(checked, name.replace("-", "_")) == headers.get(name), name
+    length = headers.get("content-length")
+    has_body = (
+        length.strip() not in ("", "0") if length is not None else "transfer-encoding" in headers
+    )
+    assert checked.has_body == has_body

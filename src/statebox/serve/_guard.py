@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -96,16 +95,16 @@ class RequestGuard:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        headers = Headers(scope=scope)
+        headers = _Checked(scope)
         problem: tuple[int, str] | None = None
-        origin = headers.get("origin")
-        if not self._host_ok(headers.get("host")):
-            problem = (421, f"host {headers.get('host')!r} is not served here")
+        origin = headers.origin
+        if not self._host_ok(headers.host):
+            problem = (421, f"host {headers.host!r} is not served here")
         elif origin is not None and not self._host_ok(origin):
             problem = (403, f"origin {origin!r} is not allowed")
-        elif scope["type"] == "http" and _has_body(headers):
-            kind = headers.get("content-type", "").partition(";")[0].strip().lower()
-            length = headers.get("content-length", "0").strip()
+        elif scope["type"] == "http" and headers.has_body:
+            kind = (headers.content_type or "").partition(";")[0].strip().lower()
+            length = (headers.content_length or "0").strip()
             if kind != "application/json":
                 problem = (415, "request bodies must be JSON (Content-Type: application/json)")
             elif length.isdigit() and int(length) > self.max_body_bytes:
@@ -116,7 +115,7 @@ class RequestGuard:
                 return
             await _refuse(*problem)(scope, receive, send)
             return
-        if scope["type"] == "websocket" or not _has_body(headers):
+        if scope["type"] == "websocket" or not headers.has_body:
             await self.app(scope, receive, send)
             return
         await self._json(scope, receive, send)
@@ -163,8 +162,31 @@ async def read_body(receive: Receive, limit: int) -> tuple[list[Message], bytes,
             return messages, bytes(body), True
 
 
-def _has_body(headers: Headers) -> bool:
-    length = headers.get("content-length")
-    if length is not None:
-        return length.strip() not in ("", "0")
-    return "transfer-encoding" in headers
+class _Checked:
+    """The request headers the guard reads, in one pass over the raw list.
+
+    Each is the first value of its name, as Starlette's ``Headers.get`` reads it (ASGI
+    header names are lower-case); read once instead of one scan per lookup.
+    """
+
+    __slots__ = ("content_length", "content_type", "has_body", "host", "origin")
+
+    def __init__(self, scope: Scope) -> None:
+        found: dict[bytes, str] = {}
+        chunked = False
+        for k, v in scope.get("headers", ()):
+            if k in _READ and k not in found:
+                found[k] = bytes(v).decode("latin-1")
+            elif k == b"transfer-encoding":
+                chunked = True
+        self.host = found.get(b"host")
+        self.origin = found.get(b"origin")
+        self.content_type = found.get(b"content-type")
+        self.content_length = found.get(b"content-length")
+        if self.content_length is not None:
+            self.has_body = self.content_length.strip() not in ("", "0")
+        else:
+            self.has_body = chunked
+
+
+_READ = frozenset({b"host", b"origin", b"content-type", b"content-length"})

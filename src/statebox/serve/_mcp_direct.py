@@ -6,16 +6,21 @@ building a transport, spawning a task that runs `Server.run` with a fresh
 it all down again: about 1.5 ms of CPU per tool call here, twenty times the episode
 step it carries (``bench/transport.py``). A tool call needs none of that state.
 
-`direct_reply` answers the two requests an agent makes once per step, a single
-``tools/call`` or ``tools/list``, with the SDK's own pieces: the checks its transport
-makes on a POST (Accept, Content-Type, ``MCP-Protocol-Version``, its transport
-security settings), the same parse and validation (`JSONRPCMessage`, then
-`ClientRequest`), the handler registered on the `Server` (so argument handling, error
-results and the tool cache are the SDK's), and the same JSON-RPC response and
-serialisation. Everything else — initialize, notifications, ping, batches, anything
-malformed or refused — returns None and goes to the SDK's transport, which answers
-it as before. ``tests/serve/test_gateway_direct.py`` checks that both ways give the
-same status, headers and body for the requests answered here.
+`direct_reply` answers what an agent sends in every episode: a single ``tools/call``
+or ``tools/list``, an ``initialize`` and its ``notifications/initialized``. It does so
+with the SDK's own pieces: the checks its transport makes on a POST (Accept,
+Content-Type, ``MCP-Protocol-Version`` except on initialize, its transport security
+settings), the same parse (`JSONRPCMessage`, then the request's `ClientRequest` type),
+the handler registered on the `Server` for tool calls and lists (so argument handling
+and error results are the server's, whichever way a request came), the
+`InitializeResult` the SDK's stateless `ServerSession` answers (from the same
+initialization options), the 202 the transport answers a notification with, and the
+same JSON-RPC response bytes. A stateless session is initialised from its start, so an
+``initialize`` or ``notifications/initialized`` changes no state the next request
+could see. Everything else — other notifications, ping, batches, anything malformed or
+refused — returns None and goes to the SDK's transport, which answers it as before.
+``tests/serve/test_gateway_direct.py`` checks that both ways give the same status,
+headers and body for every request answered here, and for the ones left to the SDK.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pydantic_core
 from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.transport_security import TransportSecurityMiddleware
@@ -35,18 +41,27 @@ from starlette.types import Scope
 
 __all__ = ["DIRECT_METHODS", "direct_reply"]
 
-DIRECT_METHODS = frozenset({"tools/call", "tools/list"})
-"""JSON-RPC methods answered here; every other message goes to the SDK's transport."""
+DIRECT_METHODS = frozenset({"tools/call", "tools/list", "initialize"})
+"""JSON-RPC requests answered here; every other request goes to the SDK's transport."""
+DIRECT_NOTIFICATIONS = frozenset({"notifications/initialized"})
+"""JSON-RPC notifications answered here (202, nothing to do in a stateless session)."""
 
 _JSON = "application/json"
 _REQUEST_TYPES: dict[str, type[Any]] = {
     "tools/call": types.CallToolRequest,
     "tools/list": types.ListToolsRequest,
+    "initialize": types.InitializeRequest,
 }
+"""The `ClientRequest` member of each method: every member fixes its method as a
+literal, so validating against this one type is validating against the union."""
 
 
-def _headers_pass(scope: Scope) -> bool:
-    """The SDK transport's POST header checks (JSON response mode, no MCP session)."""
+def _headers_pass(scope: Scope, *, check_version: bool) -> bool:
+    """The SDK transport's POST header checks (JSON response mode, no MCP session).
+
+    ``check_version``: whether ``MCP-Protocol-Version`` is checked (the SDK does not
+    check it on ``initialize``).
+    """
     accept = content_type = version = None
     # The first of a repeated header, as Starlette's Headers.get (so the SDK) reads it.
     for k, v in scope.get("headers", ()):
@@ -62,7 +77,28 @@ def _headers_pass(scope: Scope) -> bool:
         p.strip() for p in content_type.split(";")[0].split(",")
     ):
         return False  # the SDK answers 415
-    return version is None or version in SUPPORTED_PROTOCOL_VERSIONS  # else 400
+    return not check_version or version is None or version in SUPPORTED_PROTOCOL_VERSIONS
+
+
+def _initialize(server: Server[Any, Any], request: types.InitializeRequest) -> types.ServerResult:
+    """What the SDK's `ServerSession` answers an ``initialize`` with."""
+    options = server.create_initialization_options()
+    requested = request.params.protocolVersion
+    return types.ServerResult(
+        types.InitializeResult(
+            protocolVersion=requested
+            if requested in SUPPORTED_PROTOCOL_VERSIONS
+            else types.LATEST_PROTOCOL_VERSION,
+            capabilities=options.capabilities,
+            serverInfo=types.Implementation(
+                name=options.server_name,
+                version=options.server_version,
+                websiteUrl=options.website_url,
+                icons=options.icons,
+            ),
+            instructions=options.instructions,
+        )
+    )
 
 
 async def direct_reply(
@@ -71,7 +107,7 @@ async def direct_reply(
     scope: Scope,
     body: bytes,
 ) -> Response | None:
-    """The SDK's answer to a single ``tools/call`` or ``tools/list`` POST, or None.
+    """The SDK's answer to a single tool call, tool list, initialize or initialized, or None.
 
     None: the request is anything else, or something the SDK's transport would refuse
     or answer differently; the caller hands it (body replayed) to the transport.
@@ -82,47 +118,56 @@ async def direct_reply(
         scope: The request's ASGI scope (POST, session already authorised).
         body: The whole request body.
     """
-    if not _headers_pass(scope):
-        return None
-    if await security.validate_request(Request(scope), is_post=True) is not None:
-        return None
     try:
         raw = json.loads(body)
     except ValueError:
         return None
-    if not isinstance(raw, dict) or raw.get("method") not in DIRECT_METHODS or "id" not in raw:
+    if not isinstance(raw, dict):
+        return None
+    method = raw.get("method")
+    notification = "id" not in raw
+    if method not in (DIRECT_NOTIFICATIONS if notification else DIRECT_METHODS):
+        return None
+    if not _headers_pass(scope, check_version=method != "initialize"):
+        return None
+    if await security.validate_request(Request(scope), is_post=True) is not None:
         return None
     try:
         message = types.JSONRPCMessage.model_validate(raw)
+        if notification:
+            if not isinstance(message.root, types.JSONRPCNotification):
+                return None
+            # The transport answers any notification 202 before the session reads it.
+            return Response(None, status_code=202, headers={"Content-Type": _JSON})
         if not isinstance(message.root, types.JSONRPCRequest):
             return None
-        request = types.ClientRequest.model_validate(
+        request = _REQUEST_TYPES[message.root.method].model_validate(
             message.root.model_dump(by_alias=True, mode="json", exclude_none=True)
-        ).root
+        )
     except ValidationError:
         return None
-    if not isinstance(request, _REQUEST_TYPES[message.root.method]):
-        return None
-    handler = server.request_handlers.get(type(request))
-    if handler is None:
-        return None
-    # As the SDK's `Server._handle_request` turns a handler's failure into an error.
-    reply: types.JSONRPCResponse | types.JSONRPCError
-    try:
-        result = await handler(request)
-    except McpError as err:
-        reply = types.JSONRPCError(jsonrpc="2.0", id=message.root.id, error=err.error)
-    except Exception as err:  # the SDK answers any handler failure so
-        error = types.ErrorData(code=0, message=str(err), data=None)
-        reply = types.JSONRPCError(jsonrpc="2.0", id=message.root.id, error=error)
+    reply: dict[str, Any]
+    rid = message.root.id
+    if isinstance(request, types.InitializeRequest):
+        reply = {"jsonrpc": "2.0", "id": rid, "result": _initialize(server, request)}
     else:
-        reply = types.JSONRPCResponse(
-            jsonrpc="2.0",
-            id=message.root.id,
-            result=result.model_dump(by_alias=True, mode="json", exclude_none=True),
-        )
+        handler = server.request_handlers.get(type(request))
+        if handler is None:
+            return None
+        # As the SDK's `Server._handle_request` turns a handler's failure into an error.
+        try:
+            result = await handler(request)
+        except McpError as err:
+            reply = {"jsonrpc": "2.0", "id": rid, "error": err.error}
+        except Exception as err:  # the SDK answers any handler failure so
+            error = types.ErrorData(code=0, message=str(err), data=None)
+            reply = {"jsonrpc": "2.0", "id": rid, "error": error}
+        else:
+            reply = {"jsonrpc": "2.0", "id": rid, "result": result}
+    # The bytes `JSONRPCMessage(JSONRPCResponse(...)).model_dump_json(by_alias=True,
+    # exclude_none=True)` gives, without building and validating the two wrappers.
     return Response(
-        types.JSONRPCMessage(reply).model_dump_json(by_alias=True, exclude_none=True),
+        pydantic_core.to_json(reply, by_alias=True, exclude_none=True),
         status_code=200,
         headers={"Content-Type": _JSON},
     )
