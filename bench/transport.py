@@ -24,9 +24,13 @@ times per episode over ``--episodes`` episodes, five ways, all measured in this 
   client's CPU per request here, which the httpx row counts as transport overhead;
 - **OpenEnv WebSocket**: the ``openenv`` client (`StateboxEnvClient.step`).
 
-For the OpenEnv rows the server's own CPU per step (``/proc`` user + system time of the
-server process over the row, reset and end steps included, divided by the steps) is
-printed too: it counts what the server spends whatever the client costs.
+For the OpenEnv rows the server's own CPU per step (``/proc`` scheduler time of all its
+threads, in ns, summed over the timed steps only, as for the gateway rows) is printed
+too: it counts what the server spends whatever the client costs. So is the client's
+(this process's CPU time over the same timed steps; the client's import and set-up are
+outside them): a sequential client's wall step is about the two plus the loopback hops,
+so a row's overhead over in-process can be no lower than its client's CPU, however
+little the server spends.
 
 The server is `statebox serve` in its own process (as in use), on loopback. Prints the
 median step of each and its overhead over in-process (difference and ratio), with the
@@ -334,7 +338,9 @@ async def http_floor_raw(url: str, n: int, cpu: ServerCpu | None = None) -> list
     return out
 
 
-async def openenv_http(url: str, episodes: int, steps: int) -> list[float]:
+async def openenv_http(
+    url: str, episodes: int, steps: int, cpu: ServerCpu, client: list[float]
+) -> list[float]:
     """Seconds per ``POST /openenv/step``."""
     out: list[float] = []
     action = {"kind": "call_tool", "tool": TOOL, "args": ARGS}
@@ -343,16 +349,21 @@ async def openenv_http(url: str, episodes: int, steps: int) -> list[float]:
             r = await c.post("/openenv/reset", json={"task_id": TASK})
             eid = r.json()["observation"]["episode_id"]
             for _ in range(steps):
-                t0 = time.perf_counter()
+                cpu.start()
+                c0, t0 = time.process_time(), time.perf_counter()
                 r = await c.post("/openenv/step", json={"action": action, "episode_id": eid})
                 out.append(time.perf_counter() - t0)
+                client.append(time.process_time() - c0)
+                cpu.stop()
                 assert r.json()["observation"]["tool_result"]["ok"], r.text
             end = {"kind": "end", "text": "done"}
             await c.post("/openenv/step", json={"action": end, "episode_id": eid})
     return out
 
 
-async def openenv_http_raw(url: str, episodes: int, steps: int) -> list[float]:
+async def openenv_http_raw(
+    url: str, episodes: int, steps: int, cpu: ServerCpu, client: list[float]
+) -> list[float]:
     """Seconds per ``POST /openenv/step`` written by hand on one keep-alive connection."""
 
     out: list[float] = []
@@ -367,9 +378,12 @@ async def openenv_http_raw(url: str, episodes: int, steps: int) -> list[float]:
         for _ in range(episodes):
             eid = (await post("/openenv/reset", {"task_id": TASK}))["observation"]["episode_id"]
             for _ in range(steps):
-                t0 = time.perf_counter()
+                cpu.start()
+                c0, t0 = time.process_time(), time.perf_counter()
                 r = await post("/openenv/step", {"action": action, "episode_id": eid})
                 out.append(time.perf_counter() - t0)
+                client.append(time.process_time() - c0)
+                cpu.stop()
                 assert r["observation"]["tool_result"]["ok"], r
             await post(
                 "/openenv/step", {"action": {"kind": "end", "text": "done"}, "episode_id": eid}
@@ -377,13 +391,9 @@ async def openenv_http_raw(url: str, episodes: int, steps: int) -> list[float]:
     return out
 
 
-def _cpu_s(pid: int) -> float:
-    """CPU seconds (user + system) a process has used so far (Linux ``/proc``)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-async def openenv_ws(url: str, episodes: int, steps: int) -> list[float]:
+async def openenv_ws(
+    url: str, episodes: int, steps: int, cpu: ServerCpu, client: list[float]
+) -> list[float]:
     """Seconds per `StateboxEnvClient.step` over one WebSocket."""
     from statebox.serve import StateboxAction, StateboxEnvClient
 
@@ -393,9 +403,12 @@ async def openenv_ws(url: str, episodes: int, steps: int) -> list[float]:
         for _ in range(episodes):
             await env.reset(task_id=TASK)
             for _ in range(steps):
-                t0 = time.perf_counter()
+                cpu.start()
+                c0, t0 = time.process_time(), time.perf_counter()
                 r = await env.step(action)
                 out.append(time.perf_counter() - t0)
+                client.append(time.process_time() - c0)
+                cpu.stop()
                 assert r.observation.tool_result and r.observation.tool_result["ok"]
             await env.step(StateboxAction(kind="end", text="done"))
     return out
@@ -449,11 +462,12 @@ async def measure(episodes: int, steps: int, statebox: str | None = None) -> dic
                 "openenv_ws": openenv_ws,
             }
             for key, row in openenv_rows.items():
-                cpu0 = _cpu_s(server.pid)
-                medians[key] = statistics.median(await row(url, episodes, steps))
-                # Every step of the row: reset and end included (steps + 2 per episode).
-                per_step = (_cpu_s(server.pid) - cpu0) / (episodes * (steps + 2))
-                medians[f"server_cpu_{key}"] = per_step
+                meter, client = ServerCpu(server.pid), []
+                medians[key] = statistics.median(await row(url, episodes, steps, meter, client))
+                # The timed steps only, as the gateway rows: not the client's import or
+                # set-up, nor the reset and end steps.
+                medians[f"server_cpu_{key}"] = meter.spent / n
+                medians[f"client_cpu_{key}"] = sum(client) / n
         finally:
             server.terminate()
             server.wait(10)
@@ -498,9 +512,10 @@ def main() -> None:
             f"over in-process ({m[key] / base:.1f}x){server}"
         )
         if f"server_cpu_{key}" in m:
-            cpu = m[f"server_cpu_{key}"]
+            cpu, client = m[f"server_cpu_{key}"], m[f"client_cpu_{key}"]
             print(
-                f"    server CPU per step {cpu * 1000:.3f} ms ({cpu / base:.1f}x in-process step)"
+                f"    server CPU per step {cpu * 1000:.3f} ms ({cpu / base:.1f}x in-process step);"
+                f" client CPU per step {client * 1000:.3f} ms"
             )
 
 

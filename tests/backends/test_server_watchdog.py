@@ -75,9 +75,9 @@ def test_a_killed_owner_leaves_no_server_and_no_folder_behind() -> None:
 def test_a_stopped_server_lets_its_watchdog_exit() -> None:
     from statebox.backends import PostgresServer
 
-    before = _watchdogs()
     server = PostgresServer.start()
-    started = _watchdogs() - before
+    # Only this server's watchdog: other tests (or other runs) may start servers too.
+    started = _watchdogs(server._process.pid)
     assert len(started) == 1
     server.stop()
     deadline = time.monotonic() + 10
@@ -86,7 +86,8 @@ def test_a_stopped_server_lets_its_watchdog_exit() -> None:
     assert not any(_alive(p) for p in started)
 
 
-def _watchdogs() -> set[int]:
+def _watchdogs(server_pid: int) -> set[int]:
+    """The live watchdog processes of the server ``server_pid``."""
     found = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
@@ -94,6 +95,8 @@ def _watchdogs() -> set[int]:
                 cmd = (entry / "cmdline").read_bytes()
             except OSError:
                 continue
-            if b"_watchdog.py" in cmd and _alive(int(entry.name)):
+            args = cmd.split(b"\0")
+            watches = len(args) > 3 and args[2].endswith(b"_watchdog.py")
+            if watches and args[3] == str(server_pid).encode() and _alive(int(entry.name)):
                 found.add(int(entry.name))
     return found

@@ -540,3 +540,31 @@ def test_server_cpu_leaves_out_a_thread_that_ends_while_it_is_read(
     monkeypatch.setattr(Path, "read_text", vanishing)
     assert gateway_bench.server_cpu_s(os.getpid()) >= 0  # no error: the others are summed
     assert len(reads) == len(list(Path(f"/proc/{os.getpid()}/task").iterdir()))
+
+
+@pytest.mark.parametrize("row", ["openenv_http", "openenv_http_raw", "openenv_ws"])
+def test_transport_openenv_cpu_figures_cover_only_the_timed_steps(row: str) -> None:
+    import transport
+    from serving import serving
+
+    class Spans(transport.ServerCpu):
+        def __init__(self) -> None:
+            super().__init__(None)  # no process to read: count the spans instead
+            self.opened = self.closed = 0
+
+        def start(self) -> None:
+            self.opened += 1
+
+        def stop(self) -> None:
+            self.closed += 1
+
+    async def go() -> tuple[list[float], Spans, list[float]]:
+        async with serving(openenv=True) as s:
+            meter, client = Spans(), []
+            steps = await getattr(transport, row)(s.url, 2, 3, meter, client)
+            return steps, meter, client
+
+    steps, meter, client = asyncio.run(go())
+    # One span per timed step: not the client's import or set-up, not reset or end.
+    assert len(steps) == len(client) == meter.opened == meter.closed == 6
+    assert all(c >= 0 for c in client)

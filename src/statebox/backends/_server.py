@@ -82,7 +82,8 @@ def _watch(pid: int, folder: Path) -> int | None:
 
     None where there is no ``/proc``: then only `stop` stops the server. Only this
     process holds the write end (the descriptor is not inherited by children), so the
-    watchdog stops the server when this process dies, however it dies.
+    watchdog stops the server when this process dies, however it dies. (A child made by
+    a bare ``os.fork`` shares the descriptor: the watchdog then waits for it too.)
     """
     try:
         start = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[19]
