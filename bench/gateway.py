@@ -33,9 +33,10 @@ the ratio to in-process, p50 and p95 latency of one tool call (client-side round
 trip), the share of episodes passed (must be 1.0), and the CPU each side spent per
 episode: the server's (``/proc`` scheduler time of all its threads over the level)
 and the load client's (``time.process_time`` of its process over the level). Both
-share the machine's cores, so episodes/s is bounded by their sum; ``server-bound
-episodes/s per core`` (1000 / server CPU ms per episode) is what one core of server
-could carry with the client's CPU elsewhere.
+share the machine's cores, so episodes/s is bounded by their sum; ``projected
+server-bound episodes/s per core`` (1000 / server CPU ms per episode) is a projection,
+not a measured rate: what one core of server could carry with the client's CPU
+elsewhere.
 
 ``--per-request N`` adds the server's CPU per request of each kind (create the session,
 initialize, initialized (the notification), tools/list, tools/call, end+judge, delete,
@@ -582,7 +583,8 @@ def print_rows(rows: list[dict[str, Any]]) -> None:
     print(
         f"{'server':<32} {'client':<10} {'in flight':>9} {'episodes':>8} {'episodes/s':>10} "
         f"{'/in-proc':>8} {'p50 ms':>7} {'p95 ms':>7} {'passed':>6} "
-        f"{'server CPU ms/ep':>16} {'client CPU ms/ep':>16} {'server-bound ep/s/core':>22}"
+        f"{'server CPU ms/ep':>16} {'client CPU ms/ep':>16} "
+        f"{'projected server-bound ep/s/core':>32}"
     )
     bases = {
         (r["server"], r["round"], r["concurrency"]): r["episodes_per_s"]
@@ -607,7 +609,7 @@ def print_rows(rows: list[dict[str, Any]]) -> None:
             f"{r['tool_call_p50_ms']:>7.1f} {r['tool_call_p95_ms']:>7.1f} "
             f"{r['passed_share']:>6.3f} {r['server_cpu_ms_per_episode']:>16.2f} "
             f"{r['client_cpu_ms_per_episode']:>16.2f} "
-            f"{r['server_bound_episodes_per_s_per_core']:>22.1f}"
+            f"{r['server_bound_episodes_per_s_per_core']:>32.1f}"
         )
 
 
@@ -644,7 +646,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", default="1,50,200")
     parser.add_argument("--episodes-per-level", type=int, default=200)
-    parser.add_argument("--clients", default="lean,official", help="lean, official or both")
+    parser.add_argument(
+        "--clients", default="lean,official", help="comma-separated: lean, official (default: both)"
+    )
     parser.add_argument(
         "--statebox",
         default=str(Path(sys.executable).with_name("statebox")),
@@ -671,7 +675,8 @@ def main() -> None:
         _client_main(ns)
         return
     clients = [c for c in ns.clients.split(",") if c]
-    assert set(clients) <= set(CLIENTS), clients
+    if not clients or not set(clients) <= set(CLIENTS):
+        parser.error(f"--clients: comma-separated from {', '.join(CLIENTS)}; got {ns.clients!r}")
     load0 = os.getloadavg()
     rows = run(
         [int(x) for x in ns.levels.split(",")],

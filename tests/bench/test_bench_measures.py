@@ -568,3 +568,20 @@ def test_transport_openenv_cpu_figures_cover_only_the_timed_steps(row: str) -> N
     # One span per timed step: not the client's import or set-up, not reset or end.
     assert len(steps) == len(client) == meter.opened == meter.closed == 6
     assert all(c >= 0 for c in client)
+
+
+@pytest.mark.slow
+def test_trial_profile_shares_account_for_the_whole_trial() -> None:
+    # The README's command, small: the top-level phases and the rest make the whole.
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "trial_profile.py"), "--suite", "retail@1.0"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    rows = [line for line in out.stdout.splitlines() if line.rstrip().endswith("%")]
+    top = [r for r in rows if r.startswith("  ") and not r.startswith("    ")]
+    assert top[-1].lstrip().startswith("rest of the trial")
+    total = sum(float(r.rsplit(None, 1)[1].rstrip("%")) for r in top)
+    assert total == pytest.approx(100.0, abs=0.2)

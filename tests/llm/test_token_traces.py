@@ -238,3 +238,19 @@ def test_the_trace_tokens_flag_on_an_anthropic_agent_is_a_one_line_error(
     assert result.exit_code != 0
     assert "--trace-tokens" in result.output and "anthropic:claude-x" in result.output
     assert "Traceback" not in result.output
+
+
+def test_the_trace_tokens_flag_without_a_model_agent_is_a_one_line_error(
+    tmp_path: Path,
+) -> None:
+    result = CliRunner().invoke(
+        app,
+        [
+            "run", "--tasks", str(TOY_TASKS), "--domain", TOY_REF, "--agent", "oracle",
+            "--trace-tokens", "--trials", "1", "--out", str(tmp_path / "out"),
+        ],
+    )  # fmt: skip
+    assert result.exit_code != 0
+    assert "--trace-tokens" in result.output and "oracle" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()  # refused before anything ran

@@ -607,6 +607,15 @@ def run(
     from statebox.cli._thinkingbox import open_dataset
 
     agents = [registry.agent(a) for a in (agent or [settings.agent])]
+    if settings.trace_tokens:
+        from statebox.agents import LLMAgentFactory
+
+        if not any(isinstance(a, LLMAgentFactory) for a in agents):
+            # A flag that could silently record nothing would read as "no tokens".
+            raise ConfigError(
+                "--trace-tokens traces a model agent's tokens (openai:MODEL); "
+                f"this run's agents are {', '.join(agent or [settings.agent])}"
+            )
     suites = (
         None
         if tb is not None or db is not None or tasks
