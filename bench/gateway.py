@@ -58,6 +58,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,6 +104,22 @@ class Expected:
     def from_json(cls, text: str) -> Expected:
         d = json.loads(text)
         return cls(d["tools"], d["outputs"], d["passed"], [tuple(c) for c in d["calls"]])
+
+
+def drain(stream: Any) -> list[int]:
+    """Read a server's stderr to its end on a thread; returns a one-item count of its lines.
+
+    A pipe nobody reads fills at 64 KiB and then blocks the server's next write, which
+    would be measured as the server being slow; the count shows what it logged.
+    """
+    lines = [0]
+
+    def read() -> None:
+        for _ in stream:
+            lines[0] += 1
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
 
 
 def server_cpu_s(pid: int) -> float:
@@ -533,6 +550,7 @@ def _serve(statebox: str, tmp: Path) -> tuple[subprocess.Popen[str], str, str]:
     server = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
     assert server.stderr is not None
     url = server.stderr.readline().split()[-1]
+    drain(server.stderr)
     token = token_file.read_text().strip()
     for _ in range(1200):
         if httpx.get(url + "/ready").status_code == 200:

@@ -302,6 +302,10 @@ def main(levels: list[int], timeout_s: float, gateway_n: int, stagger_s: float) 
 
             assert server.stderr is not None
             url = server.stderr.readline().split()[-1]
+            sys.path.insert(0, str(ROOT / "bench"))
+            from gateway import drain
+
+            drain(server.stderr)
             with httpx.Client() as c:
                 first = ready = None
                 for _ in range(3000):

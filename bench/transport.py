@@ -60,7 +60,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gateway import server_cpu_s  # bench/ is not a package
+from gateway import drain, server_cpu_s  # bench/ is not a package
 
 ROOT = Path(__file__).resolve().parents[1]
 TASKS = ROOT / "tests" / "serve" / "tasks"
@@ -430,6 +430,7 @@ async def measure(episodes: int, steps: int, statebox: str | None = None) -> dic
         try:
             assert server.stderr is not None
             url = server.stderr.readline().split()[-1]
+            drain(server.stderr)
             token = token_file.read_text().strip()
             async with httpx.AsyncClient() as c:
                 for _ in range(600):

@@ -585,3 +585,18 @@ def test_trial_profile_shares_account_for_the_whole_trial() -> None:
     assert top[-1].lstrip().startswith("rest of the trial")
     total = sum(float(r.rsplit(None, 1)[1].rstrip("%")) for r in top)
     assert total == pytest.approx(100.0, abs=0.2)
+
+
+def test_a_servers_stderr_is_drained_so_its_log_never_blocks_it() -> None:
+    from gateway import drain
+
+    # A child that writes 1 MiB to stderr (16x a pipe's buffer), then exits: it only
+    # finishes if someone reads.
+    code = "import sys\nfor _ in range(16384): sys.stderr.write('x' * 63 + '\\n')"
+    child = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    lines = drain(child.stderr)
+    assert child.wait(timeout=60) == 0
+    deadline = time.monotonic() + 10
+    while lines[0] < 16384 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert lines[0] == 16384
