@@ -474,14 +474,22 @@ def main() -> None:
         ("mcp_official", "MCP gateway, official client"),
         ("mcp_raw", "MCP gateway, raw JSON-RPC (raw keep-alive client)"),
         ("mcp_raw_httpx", "MCP gateway, raw JSON-RPC (httpx)"),
-        ("openenv_http", "OpenEnv HTTP /step"),
+        ("openenv_http", "OpenEnv HTTP /step (httpx)"),
+        ("openenv_http_raw", "OpenEnv HTTP /step (raw keep-alive client)"),
         ("openenv_ws", "OpenEnv WebSocket"),
     ]:
         ms = tr[key] * 1000
+        # Each side's CPU per step where the row measures it (the OpenEnv rows).
+        cpu = (
+            f"; CPU per step: server {tr[f'server_cpu_{key}'] * 1000:.3f} ms, "
+            f"client {tr[f'client_cpu_{key}'] * 1000:.3f} ms"
+            if f"server_cpu_{key}" in tr
+            else ""
+        )
         add(
             Row(
                 f"per-step overhead, {label} (one sequential client)",
-                f"+{ms - base:.3f} ms ({ms:.3f} ms a step)",
+                f"+{ms - base:.3f} ms ({ms:.3f} ms a step{cpu})",
                 f"{base:.3f} ms (Episode.step in process)",
                 f"{ms / base:.1f}x as long",
             )
