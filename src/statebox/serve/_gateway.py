@@ -19,10 +19,11 @@ What the gateway lists and executes is the session's allowlist, nothing more:
   ``system_error``; no details to the agent).
 
 Unknown session, wrong token, oversized body (413) and malformed JSON-RPC are answered
-before any handler runs. A single ``tools/call``, ``tools/list``, ``initialize`` or
-``notifications/initialized`` is answered on the request's own task (`direct_reply`:
-the same server's handlers, the SDK's answers), without the SDK's per-request
-transport and session; every other message goes through that transport.
+before any handler runs. A single ``tools/call``, ``tools/list`` or ``initialize``,
+any notification, and a request failing validation are answered on the request's
+own task (`direct_reply`: the same server's handlers, the SDK's answers), without the
+SDK's per-request transport and session, which would log each invalid one, content
+and all; every other message goes through that transport.
 
 The endpoint is POST only: in stateless JSON mode there is no server-to-client stream
 to open, so a GET (or DELETE) is answered 405 at once instead of holding a stream open

@@ -17,8 +17,17 @@ and error results are the server's, whichever way a request came), the
 initialization options), the 202 the transport answers a notification with, and the
 same JSON-RPC response bytes. A stateless session is initialised from its start, so an
 ``initialize`` or ``notifications/initialized`` changes no state the next request
-could see. Everything else — other notifications, ping, batches, anything malformed or
-refused — returns None and goes to the SDK's transport, which answers it as before.
+could see.
+
+It also answers, as the SDK does, what the SDK's session would log: a request that
+fails `ClientRequest` validation (its INVALID_PARAMS error; the session logs a warning
+with the validation errors, the agent's input in them), and every other notification
+or posted response (202; the session logs one it cannot validate, or a response to no
+request, whole). Logged per message, that is a log an agent can fill at will. The
+gateway's server has no notification handlers, so in a stateless session a
+notification has nothing to run. Everything else — valid requests of other kinds
+(ping ...), batches, anything malformed or refused — returns None and goes to the
+SDK's transport, which answers it as before.
 ``tests/serve/test_gateway_direct.py`` checks that both ways give the same status,
 headers and body for every request answered here, and for the ones left to the SDK.
 """
@@ -42,9 +51,7 @@ from starlette.types import Scope
 __all__ = ["DIRECT_METHODS", "direct_reply"]
 
 DIRECT_METHODS = frozenset({"tools/call", "tools/list", "initialize"})
-"""JSON-RPC requests answered here; every other request goes to the SDK's transport."""
-DIRECT_NOTIFICATIONS = frozenset({"notifications/initialized"})
-"""JSON-RPC notifications answered here (202, nothing to do in a stateless session)."""
+"""JSON-RPC requests answered here; every other valid request goes to the SDK's transport."""
 
 _JSON = "application/json"
 _REQUEST_TYPES: dict[str, type[Any]] = {
@@ -54,6 +61,10 @@ _REQUEST_TYPES: dict[str, type[Any]] = {
 }
 """The `ClientRequest` member of each method: every member fixes its method as a
 literal, so validating against this one type is validating against the union."""
+_INVALID_PARAMS = types.ErrorData(
+    code=types.INVALID_PARAMS, message="Invalid request parameters", data=""
+)
+"""The error the SDK's session answers a request failing `ClientRequest` with."""
 
 
 def _headers_pass(scope: Scope, *, check_version: bool) -> bool:
@@ -107,10 +118,12 @@ async def direct_reply(
     scope: Scope,
     body: bytes,
 ) -> Response | None:
-    """The SDK's answer to a single tool call, tool list, initialize or initialized, or None.
+    """The SDK's answer to a single request, notification or response, or None.
 
-    None: the request is anything else, or something the SDK's transport would refuse
-    or answer differently; the caller hands it (body replayed) to the transport.
+    Answered: tool calls and lists, initialize, requests failing validation,
+    notifications and posted responses. None: the request is anything else, or
+    something the SDK's transport would refuse or answer differently; the caller
+    hands it (body replayed) to the transport.
 
     Args:
         server: The low-level server whose registered handlers answer.
@@ -123,31 +136,36 @@ async def direct_reply(
     except ValueError:
         return None
     if not isinstance(raw, dict):
-        return None
-    method = raw.get("method")
-    notification = "id" not in raw
-    if method not in (DIRECT_NOTIFICATIONS if notification else DIRECT_METHODS):
-        return None
-    if not _headers_pass(scope, check_version=method != "initialize"):
+        return None  # a batch, or a bare value: the SDK answers 400
+    try:
+        message = types.JSONRPCMessage.model_validate(raw).root
+    except ValidationError:
+        return None  # the SDK answers 400
+    initialize = isinstance(message, types.JSONRPCRequest) and message.method == "initialize"
+    if not _headers_pass(scope, check_version=not initialize):
         return None
     if await security.validate_request(Request(scope), is_post=True) is not None:
         return None
+    if not isinstance(message, types.JSONRPCRequest):
+        if server.notification_handlers:
+            return None  # a handler to run: the SDK's session runs it
+        # The transport answers every notification (and any response a client posts)
+        # 202 before its session reads it; the session would then only log a message
+        # it cannot validate, or a response to no request, content and all.
+        return Response(None, status_code=202, headers={"Content-Type": _JSON})
+    dumped = message.model_dump(by_alias=True, mode="json", exclude_none=True)
+    request_type = _REQUEST_TYPES.get(message.method)
     try:
-        message = types.JSONRPCMessage.model_validate(raw)
-        if notification:
-            if not isinstance(message.root, types.JSONRPCNotification):
-                return None
-            # The transport answers any notification 202 before the session reads it.
-            return Response(None, status_code=202, headers={"Content-Type": _JSON})
-        if not isinstance(message.root, types.JSONRPCRequest):
-            return None
-        request = _REQUEST_TYPES[message.root.method].model_validate(
-            message.root.model_dump(by_alias=True, mode="json", exclude_none=True)
-        )
+        if request_type is None:
+            types.ClientRequest.model_validate(dumped)
+            return None  # a valid request of another kind (ping, resources/list ...)
+        request = request_type.model_validate(dumped)
     except ValidationError:
-        return None
+        # What the SDK's session answers, after logging a warning with the agent's
+        # input in it; no handler runs either way.
+        return _json({"jsonrpc": "2.0", "id": message.id, "error": _INVALID_PARAMS})
     reply: dict[str, Any]
-    rid = message.root.id
+    rid = message.id
     if isinstance(request, types.InitializeRequest):
         reply = {"jsonrpc": "2.0", "id": rid, "result": _initialize(server, request)}
     else:
@@ -164,8 +182,15 @@ async def direct_reply(
             reply = {"jsonrpc": "2.0", "id": rid, "error": error}
         else:
             reply = {"jsonrpc": "2.0", "id": rid, "result": result}
-    # The bytes `JSONRPCMessage(JSONRPCResponse(...)).model_dump_json(by_alias=True,
-    # exclude_none=True)` gives, without building and validating the two wrappers.
+    return _json(reply)
+
+
+def _json(reply: dict[str, Any]) -> Response:
+    """A JSON-RPC response or error as the SDK's transport sends it (status 200).
+
+    The bytes `JSONRPCMessage(JSONRPCResponse(...)).model_dump_json(by_alias=True,
+    exclude_none=True)` give, without building and validating the two wrappers.
+    """
     return Response(
         pydantic_core.to_json(reply, by_alias=True, exclude_none=True),
         status_code=200,
