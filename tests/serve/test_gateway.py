@@ -243,3 +243,32 @@ def test_ended_episode_refuses_further_tool_calls() -> None:
 )
 def test_reserved_names(name: str, reserved: bool) -> None:
     assert is_reserved_name(name) is reserved
+
+
+def test_a_tool_call_that_loses_the_race_with_the_verdict_gets_a_structured_error() -> None:
+    # The call passes the gateway's "episode done?" check, then waits for the session's
+    # lock while the episode ends: it must get the same structured invalid_state error
+    # as a call made after the end, not the exception's text.
+    from statebox.episode import End
+
+    async def go() -> None:
+        async with serving() as s:
+            info = await create(s, "toy.freeze.train.001")
+            session = s.app.store.get(info["session_id"])
+            assert session is not None
+            async with mcp_session(info["mcp_url"], info["mcp_token"]) as m:
+                async with session.lock:
+                    call = asyncio.create_task(
+                        m.call_tool("set_status", {"account_id": "A1", "status": "closed"})
+                    )
+                    for _ in range(200):  # until the call waits on the lock
+                        if session.lock._waiters:
+                            break
+                        await asyncio.sleep(0.01)
+                    assert session.lock._waiters, "the call never reached the lock"
+                    await session.episode.step(End(text="done"))
+                r = await call
+                assert r.isError and error_kind(r) == "invalid_state"
+                assert "ended" in json.loads(text_of(r))["error"]["message"]
+
+    asyncio.run(go())

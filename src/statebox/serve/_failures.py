@@ -15,7 +15,7 @@ from __future__ import annotations
 from statebox.errors import BackendError, JudgeError, ModelEndpointError, StateboxError
 from statebox.judge import Verdict
 
-__all__ = ["INFRASTRUCTURE", "EpisodeSystemError", "check_errors"]
+__all__ = ["INFRASTRUCTURE", "EpisodeEnded", "EpisodeSystemError", "check_errors"]
 
 INFRASTRUCTURE: tuple[type[StateboxError], ...] = (BackendError, ModelEndpointError, JudgeError)
 """Errors that end an episode as a system error (a server, an endpoint, the judge)."""
@@ -23,6 +23,10 @@ INFRASTRUCTURE: tuple[type[StateboxError], ...] = (BackendError, ModelEndpointEr
 
 class EpisodeSystemError(StateboxError):
     """The episode ended in a system error (its message says what failed)."""
+
+
+class EpisodeEnded(RuntimeError):
+    """A call reached an episode that had ended, e.g. one that lost a race with its verdict."""
 
 
 def check_errors(verdict: Verdict) -> str | None:

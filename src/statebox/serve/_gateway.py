@@ -47,7 +47,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
-from statebox.serve._failures import EpisodeSystemError
+from statebox.serve._failures import EpisodeEnded, EpisodeSystemError
 from statebox.serve._guard import read_body
 from statebox.serve._mcp_direct import direct_reply
 from statebox.serve._sessions import Session, SessionStore, is_reserved_name, same_secret
@@ -61,6 +61,11 @@ MAX_BODY_BYTES = 256 * 1024
 _SCOPE_KEY = "statebox.session"
 _DIRECT: ContextVar[Session | None] = ContextVar("statebox_gateway_session", default=None)
 """The session of a request answered by `direct_reply` (the SDK's way: the scope key)."""
+_ENDED: tuple[str, str, ErrorClass] = (
+    "invalid_state",
+    "the episode has ended; no more tool calls",
+    "precondition_failed",
+)
 _SYSTEM_ERROR = "the environment failed: this episode ended as a system error, not by your doing"
 
 
@@ -167,19 +172,15 @@ class McpGateway:
             if session.system_error is not None:
                 return _error(("system_error", _SYSTEM_ERROR, "transient"))
             if session.episode.done:
-                return _error(
-                    (
-                        "invalid_state",
-                        "the episode has ended; no more tool calls",
-                        "precondition_failed",
-                    )
-                )
+                return _error(_ENDED)
             args = dict(arguments or {})
-            if is_reserved_name(name):
-                message = f"{name!r} is a lifecycle name, not a tool"
-                return tool_result_to_mcp(await session.refuse_tool(name, args, message))
             try:
+                if is_reserved_name(name):
+                    message = f"{name!r} is a lifecycle name, not a tool"
+                    return tool_result_to_mcp(await session.refuse_tool(name, args, message))
                 result = await session.call_tool(name, args)
+            except EpisodeEnded:  # it ended while this call waited for the session
+                return _error(_ENDED)
             except EpisodeSystemError:
                 return _error(("system_error", _SYSTEM_ERROR, "transient"))
             return tool_result_to_mcp(result)

@@ -31,7 +31,12 @@ from statebox.errors import ConfigError
 from statebox.judge import Judge, RubricJudge, Verdict
 from statebox.kit import PolicyMode
 from statebox.serve._environments import EpisodeJudge, JudgedBackend, TrackedBackend
-from statebox.serve._failures import INFRASTRUCTURE, EpisodeSystemError, check_errors
+from statebox.serve._failures import (
+    INFRASTRUCTURE,
+    EpisodeEnded,
+    EpisodeSystemError,
+    check_errors,
+)
 from statebox.serve._readiness import Probe
 from statebox.tasks import Task, WorldCache
 from statebox.tools import ToolCall, ToolResult
@@ -267,13 +272,13 @@ class Session:
         """Run one tool call as an episode step (the only thing MCP can do).
 
         Raises:
-            RuntimeError: The episode has not started or has ended.
+            EpisodeEnded: The episode has ended (a `RuntimeError`).
             EpisodeSystemError: The environment failed (the episode is over).
         """
         self.touch()
         async with self.lock:
             if self.episode.done:
-                raise RuntimeError("the episode has ended")
+                raise EpisodeEnded("the episode has ended")
             try:
                 await self.episode.step(CallTool(call=ToolCall(tool=name, args=args, id=call_id)))
             except INFRASTRUCTURE as exc:
@@ -290,12 +295,12 @@ class Session:
         """Refuse a call by name (a lifecycle name) as a recorded step of the episode.
 
         Raises:
-            RuntimeError: The episode has not started or has ended.
+            EpisodeEnded: The episode has ended (a `RuntimeError`).
         """
         self.touch()
         async with self.lock:
             if self.episode.done:
-                raise RuntimeError("the episode has ended")
+                raise EpisodeEnded("the episode has ended")
             self.episode.refuse(ToolCall(tool=name, args=args), "not_allowed", message)
             return self.episode.tool_results[-1]
 
