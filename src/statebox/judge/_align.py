@@ -24,7 +24,6 @@ from collections.abc import Mapping
 from itertools import permutations
 
 from statebox.world import RowKey, Scalar, State
-from statebox.world._canonical import key_sort
 
 __all__ = ["IdMap", "align_inserts"]
 
@@ -37,13 +36,6 @@ _ROUNDS = 3
 """Rounds of pairing: each lets references to rows paired in the last one count."""
 
 Row = Mapping[str, Scalar]
-
-
-def _inserted(initial: State, state: State, table: str) -> list[RowKey]:
-    rows, before = state.rows.get(table, {}), initial.rows.get(table, {})
-    if rows is before:
-        return []
-    return sorted((k for k in rows if k not in before), key=key_sort)
 
 
 def _sub(value: Scalar, ids: IdMap) -> Scalar:
@@ -111,7 +103,9 @@ def _id_map(initial: State, golden: State, final: State) -> tuple[IdMap, Rekeyin
         for t in sorted(set(golden.rows) & set(final.rows))
         if len(final.primary_keys.get(t, ())) == 1
     ]
-    inserts = {t: (_inserted(initial, final, t), golden.inserted_keys(initial, t)) for t in tables}
+    inserts = {
+        t: (final.inserted_keys(initial, t), golden.inserted_keys(initial, t)) for t in tables
+    }
     inserts = {t: fg for t, fg in inserts.items() if fg[0] and fg[1]}
     ids: IdMap = {}
     pairs: dict[str, list[tuple[RowKey, RowKey]]] = {}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "Snapshot",
     "canonical_row",
     "canonical_value",
+    "hash_parts",
     "hash_texts",
     "joined_table_text",
     "key_sort",
@@ -121,19 +122,24 @@ def row_text(key: RowKey, row: Mapping[str, Scalar]) -> str:
     return _COMPACT.encode([list(key), sorted(row.items())])
 
 
-def joined_table_text(table: str, row_texts: list[str]) -> str:
+def joined_table_text(table: str, row_texts: Iterable[str]) -> str:
     """`table_text` from its rows' `row_text`, in canonical key order (the same text)."""
     return "[" + json.dumps(table, ensure_ascii=True) + ",[" + ",".join(row_texts) + "]]"
 
 
-def hash_texts(texts: list[str]) -> str:
+def hash_texts(texts: Iterable[str]) -> str:
     """Sha256 of the canonical JSON list of table parts (in table order)."""
+    return hash_parts(text.encode("ascii") for text in texts)
+
+
+def hash_parts(parts: Iterable[bytes]) -> str:
+    """`hash_texts` of table parts already encoded (ASCII), e.g. kept from an earlier hash."""
     # Fed piece by piece: the same digest as the joined text, without building it.
     h = hashlib.sha256(b"[")
-    for i, text in enumerate(texts):
+    for i, part in enumerate(parts):
         if i:
             h.update(b",")
-        h.update(text.encode("ascii"))
+        h.update(part)
     h.update(b"]")
     return h.hexdigest()
 

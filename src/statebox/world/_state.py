@@ -9,6 +9,7 @@ first, so `a.project(p).hash() == b.project(p).hash()` exactly when
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
@@ -17,7 +18,7 @@ from statebox.world._canonical import (
     RowKey,
     Scalar,
     Snapshot,
-    hash_texts,
+    hash_parts,
     joined_table_text,
     key_sort,
     row_text,
@@ -79,7 +80,7 @@ class State:
         self.base = base
         """A state this one shares unchanged tables with (the same dict objects), or None."""
         self._hash: str | None = None
-        self._texts: dict[str, str] | None = None
+        self._texts: dict[str, bytes] | None = None
         self._frags: dict[str, tuple[list[RowKey], dict[RowKey, str]]] = {}
         self._projected: tuple[FieldPolicy, State] | None = None
         self._inserts: tuple[State, dict[str, list[RowKey]]] | None = None
@@ -96,9 +97,8 @@ class State:
         keys = cached.get(table)
         if keys is None:
             rows, before = self.rows.get(table, {}), initial.rows.get(table, {})
-            keys = (
-                [] if rows is before else sorted((k for k in rows if k not in before), key=key_sort)
-            )
+            # The key sets' difference is taken at C speed; only the new keys are sorted.
+            keys = [] if rows is before else sorted(rows.keys() - before.keys(), key=key_sort)
             cached[table] = keys
         return keys
 
@@ -139,8 +139,9 @@ class State:
     def _fragments(self, table: str) -> tuple[list[RowKey], dict[RowKey, str]]:
         """``table``'s keys in canonical order and each row's canonical text (cached).
 
-        A row shared with the base (the same object) reuses the base's text, and an
-        unchanged key set its order: a trial's state encodes only the rows it wrote.
+        A row shared with the base (the same object) reuses the base's text, and the
+        base's key order is kept, with deleted keys dropped and inserted ones put in
+        place: a trial's state encodes and sorts only the rows it wrote.
         """
         cached = self._frags.get(table)
         if cached is None:
@@ -148,26 +149,31 @@ class State:
             before = base.rows.get(table) if base is not None else None
             if base is not None and rows is before:
                 cached = base._fragments(table)
+            elif base is None or not before:
+                order = sorted(rows, key=key_sort)
+                cached = (order, {k: row_text(k, rows[k]) for k in order})
             else:
-                prior = base._fragments(table) if base is not None and before else None
-                if prior is not None and before is not None and rows.keys() == before.keys():
-                    order = prior[0]
-                else:
-                    order = sorted(rows, key=key_sort)
-                texts = {}
-                for k in order:
-                    row = rows[k]
-                    if prior is not None and before is not None and before.get(k) is row:
-                        texts[k] = prior[1][k]
-                    else:
-                        texts[k] = row_text(k, row)
+                order, texts = base._fragments(table)
+                texts = dict(texts)  # copied whole (C speed), then only written rows redone
+                written = [k for k, row in rows.items() if before.get(k) is not row]
+                gone = before.keys() - rows.keys()
+                for k in gone:
+                    del texts[k]
+                new = sorted((k for k in written if k not in before), key=key_sort)
+                if gone or new:
+                    order = [k for k in order if k not in gone] if gone else list(order)
+                    for k in new:  # keys are unique, so their sort tokens are too
+                        order.insert(bisect_left(order, key_sort(k), key=key_sort), k)
+                for k in written:
+                    texts[k] = row_text(k, rows[k])
                 cached = (order, texts)
             self._frags[table] = cached
         return cached
 
-    def _table_texts(self) -> dict[str, str]:
-        # Tables shared with the base reuse its text, and a written table reuses the
-        # base's text of every row it did not write.
+    def _table_texts(self) -> dict[str, bytes]:
+        # Each non-empty table's part of the hashed text, encoded: tables shared with the
+        # base reuse its part (the same bytes object, so a hash never encodes them again),
+        # and a written table reuses the base's text of every row it did not write.
         if self._texts is None:
             base = self.base._table_texts() if self.base is not None else {}
             shared = self.base.rows if self.base is not None else {}
@@ -178,10 +184,10 @@ class State:
                 if t in base and rows is shared.get(t):
                     texts[t] = base[t]
                 elif self.base is None:
-                    texts[t] = table_text(t, rows)
+                    texts[t] = table_text(t, rows).encode("ascii")
                 else:
                     order, frags = self._fragments(t)
-                    texts[t] = joined_table_text(t, [frags[k] for k in order])
+                    texts[t] = joined_table_text(t, map(frags.__getitem__, order)).encode("ascii")
             self._texts = texts
         return self._texts
 
@@ -189,7 +195,7 @@ class State:
         """Sha256 of the canonical form (64 hex chars; `state_hash`); cached."""
         if self._hash is None:
             texts = self._table_texts()
-            self._hash = hash_texts([texts[t] for t in sorted(texts)])
+            self._hash = hash_parts(texts[t] for t in sorted(texts))
         return self._hash
 
     def __eq__(self, other: object) -> bool:
