@@ -48,6 +48,7 @@ reach) answer 404.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import inspect
@@ -807,27 +808,56 @@ class _Gate:
         if idle is None:
             await self.app(scope, receive, send)
             return
+        loop = asyncio.get_running_loop()
+        waiting_since: float | None = None
+        """When the pending receive began (None while the app works on a message)."""
         gone = False
+        timer: asyncio.TimerHandle | None = None
+        closing: set[asyncio.Task[None]] = set()
+
+        async def close() -> None:
+            with contextlib.suppress(Exception):  # the client may be gone already
+                await send({"type": "websocket.close", "code": 1001, "reason": "idle"})
+
+        def watch() -> None:
+            # One timer per socket, re-armed only when it fires early: a timer per
+            # receive (asyncio.timeout) costs each message its scheduling and cancelling.
+            nonlocal timer, gone
+            timer = None
+            if waiting_since is None or gone:
+                return  # the next receive arms it again
+            due = waiting_since + idle
+            if loop.time() < due:
+                timer = loop.call_at(due, watch)
+                return
+            # Idle: close it for the client. The server's close also hands OpenEnv's
+            # handler its disconnect, so it frees the session slot.
+            gone = True
+            task = loop.create_task(close())
+            closing.add(task)
+            task.add_done_callback(closing.discard)
 
         async def timed_receive() -> Message:
-            nonlocal gone
+            nonlocal waiting_since, timer
             if gone:
                 return {"type": "websocket.disconnect", "code": 1001}
+            waiting_since = loop.time()
+            if timer is None:
+                timer = loop.call_at(waiting_since + idle, watch)
             try:
-                async with asyncio.timeout(idle):
-                    return await receive()
-            except TimeoutError:
-                # Idle: close it for the client, and tell OpenEnv's handler it left so it
-                # frees the session slot.
-                gone = True
-                await send({"type": "websocket.close", "code": 1001, "reason": "idle"})
-                return {"type": "websocket.disconnect", "code": 1001}
+                return await receive()
+            finally:
+                waiting_since = None
 
         async def guarded_send(message: Message) -> None:
             if not gone:
                 await send(message)
 
-        await self.app(scope, timed_receive, guarded_send)
+        try:
+            await self.app(scope, timed_receive, guarded_send)
+        finally:
+            if timer is not None:
+                timer.cancel()
 
 
 _RESET_ARGS = frozenset({"seed", "episode_id", "task_id", "split", "index"})
