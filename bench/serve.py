@@ -1,16 +1,26 @@
 """OpenEnv WebSocket sessions at scale, as ratios against the in-process Episode (printed).
 
-Usage: python bench/serve.py [--levels 256,512] [--gateway 0]
+Usage: python bench/serve.py [--levels 256,512] [--gateway 0] [--clients openenv,lean]
+       [--per-message N] [--statebox PATH[,PATH...]] [--rounds 1]
 
 The server is ``statebox serve --openenv`` in its own process; the load client is a
 second process (this script with ``--client``), so neither's CPU is the other's, though
 on a 2-core machine they share the cores. Everything is loopback only, bounded in
 count (``--levels``, at most 1024 sessions) and time (``--timeout-s`` per level).
 
-At each level N the client opens N WebSocket sessions with openenv's client and holds
-them all open at once, then every session plays the toy transfer task's golden
-trajectory (reset, get_account, transfer, end: the end step is judged). A session
-succeeds if it connected, played every step and got reward 1.0. The same N episodes
+At each level N the client opens N WebSocket sessions and holds them all open at once,
+then every session plays the toy transfer task's golden trajectory (reset, get_account,
+transfer, end: the end step is judged). Two load clients play it, each row labelled:
+
+- **openenv**: openenv's own `EnvClient` (`StateboxEnvClient`), what a trainer runs;
+- **lean**: the same openenv WebSocket protocol spoken with `websockets`, its frames
+  encoded once (they are the same every episode): what the server carries when its
+  client costs little. Every reply is still parsed and checked against the in-process
+  answers (the tools at reset, each call's output, reward 1.0, done and a passing
+  verdict at the end), so a broken server cannot look fast.
+
+A session succeeds if it connected, played every step and got reward 1.0 (and, for the
+lean client, every reply was the right one). The same N episodes
 are then run in this process on the `Episode` directly (N concurrent on one event
 loop, judged the same way). Printed per level:
 
@@ -26,8 +36,16 @@ loop, judged the same way). Printed per level:
 - steps per second (reset and steps, all sessions) both ways, their ratio, and the
   per-step overhead ``1/rate_ws - 1/rate_inproc`` in ms (target ≤ 1 ms at 256). The
   client's own CPU is in the WebSocket figure: the overhead is an upper bound;
-- the server's own CPU per step beyond the in-process Episode's (``/proc`` CPU time of
-  the server process over the stepping phase, minus the in-process run's, per action).
+- the server's own CPU per step (``/proc`` CPU time of the server process over the
+  stepping phase, per action), the same beyond the in-process Episode's (minus the
+  in-process run's), and the load client's CPU per step.
+
+``--per-message N`` adds the CPU of each kind of message (reset, each tool call, the
+judged end), the server's (all its threads) and the lean client's, over N episodes of
+one lean session, one message at a time. ``--statebox`` runs everything against each
+given ``statebox`` executable in turn (``--rounds`` times, alternating), e.g. another
+checkout's, to compare two servers in one run; the load clients and the in-process
+baseline are always this checkout's.
 
 Start-up: the time from starting ``statebox serve --openenv`` to its first OpenEnv
 response (``/openenv/ready``, any status), to its first ready answer (200, tasks
