@@ -1,16 +1,26 @@
 """OpenEnv WebSocket sessions at scale, as ratios against the in-process Episode (printed).
 
-Usage: python bench/serve.py [--levels 256,512] [--gateway 0]
+Usage: python bench/serve.py [--levels 256,512] [--gateway 0] [--clients openenv,lean]
+       [--per-message N] [--statebox PATH[,PATH...]] [--rounds 1]
 
 The server is ``statebox serve --openenv`` in its own process; the load client is a
 second process (this script with ``--client``), so neither's CPU is the other's, though
 on a 2-core machine they share the cores. Everything is loopback only, bounded in
 count (``--levels``, at most 1024 sessions) and time (``--timeout-s`` per level).
 
-At each level N the client opens N WebSocket sessions with openenv's client and holds
-them all open at once, then every session plays the toy transfer task's golden
-trajectory (reset, get_account, transfer, end: the end step is judged). A session
-succeeds if it connected, played every step and got reward 1.0. The same N episodes
+At each level N the client opens N WebSocket sessions and holds them all open at once,
+then every session plays the toy transfer task's golden trajectory (reset, get_account,
+transfer, end: the end step is judged). Two load clients play it, each row labelled:
+
+- **openenv**: openenv's own `EnvClient` (`StateboxEnvClient`), what a trainer runs;
+- **lean**: the same openenv WebSocket protocol spoken with `websockets`, its frames
+  encoded once (they are the same every episode): what the server carries when its
+  client costs little. Every reply is still parsed and checked against the in-process
+  answers (the tools at reset, each call's output, reward 1.0, done and a passing
+  verdict at the end), so a broken server cannot look fast.
+
+A session succeeds if it connected, played every step and got reward 1.0 (and, for the
+lean client, every reply was the right one). The same N episodes
 are then run in this process on the `Episode` directly (N concurrent on one event
 loop, judged the same way). Printed per level:
 
@@ -26,8 +36,16 @@ loop, judged the same way). Printed per level:
 - steps per second (reset and steps, all sessions) both ways, their ratio, and the
   per-step overhead ``1/rate_ws - 1/rate_inproc`` in ms (target ≤ 1 ms at 256). The
   client's own CPU is in the WebSocket figure: the overhead is an upper bound;
-- the server's own CPU per step beyond the in-process Episode's (``/proc`` CPU time of
-  the server process over the stepping phase, minus the in-process run's, per action).
+- the server's own CPU per step (``/proc`` CPU time of the server process over the
+  stepping phase, per action), the same beyond the in-process Episode's (minus the
+  in-process run's), and the load client's CPU per step.
+
+``--per-message N`` adds the CPU of each kind of message (reset, each tool call, the
+judged end), the server's (all its threads) and the lean client's, over N episodes of
+one lean session, one message at a time. ``--statebox`` runs everything against each
+given ``statebox`` executable in turn (``--rounds`` times, alternating), e.g. another
+checkout's, to compare two servers in one run; the load clients and the in-process
+baseline are always this checkout's.
 
 Start-up: the time from starting ``statebox serve --openenv`` to its first OpenEnv
 response (``/openenv/ready``, any status), to its first ready answer (200, tasks
@@ -79,14 +97,131 @@ def _p50_ms(values: list[float]) -> float:
     return statistics.median(values) * 1000 if values else float("nan")
 
 
-# The load client (its own process).
+# The load clients (each in its own process).
+
+
+class WrongAnswer(Exception):
+    """A reply that is not what a correct server answers."""
+
+
+class _Official:
+    """openenv's own client (`StateboxEnvClient`): what a trainer's code uses."""
+
+    def __init__(self, url: str, timeout_s: float) -> None:
+        from statebox.serve import StateboxEnvClient
+
+        self.env = StateboxEnvClient(
+            base_url=url, connect_timeout_s=timeout_s, message_timeout_s=timeout_s
+        )
+
+    async def open(self) -> None:
+        await self.env.__aenter__()
+
+    async def reset(self) -> None:
+        await self.env.reset(task_id=TASK)
+
+    async def play(self, times: list[float] | None) -> bool:
+        from statebox.serve import StateboxAction
+
+        last = None
+        for a in STEPS:
+            t0 = time.perf_counter()
+            last = await self.env.step(StateboxAction(**a))
+            if times is not None:
+                times.append(time.perf_counter() - t0)
+        return last is not None and last.done and last.reward == 1.0
+
+    async def close(self) -> None:
+        await self.env.__aexit__(None, None, None)
+
+
+_RESET_FRAME = json.dumps({"type": "reset", "data": {"task_id": TASK}}).encode()
+_STEP_FRAMES = [json.dumps({"type": "step", "data": a}).encode() for a in STEPS]
+"""The lean client's frames: the same every episode, so encoded once."""
+
+
+class _Lean:
+    """openenv's WebSocket protocol spoken directly (`websockets`), frames encoded once.
+
+    What the server can carry when its client costs little. Every reply is parsed and
+    checked against the in-process answers (``want``: the tool names, each call's
+    output, a passing verdict): a wrong one raises `WrongAnswer`, failing the session.
+    """
+
+    def __init__(self, url: str, timeout_s: float, want: Any) -> None:
+        self.url = url.replace("http://", "ws://", 1) + "/ws"
+        self.timeout_s = timeout_s
+        self.want = want
+        self.ws: Any = None
+        self.episode_id: str | None = None
+
+    async def open(self) -> None:
+        from websockets.asyncio.client import connect
+
+        self.ws = await connect(
+            self.url, open_timeout=self.timeout_s, compression=None, max_size=2**24
+        )
+
+    async def _ask(self, frame: bytes) -> dict[str, Any]:
+        await self.ws.send(frame, text=True)
+        reply = json.loads(await self.ws.recv(decode=False))
+        if not isinstance(reply, dict) or reply.get("type") != "observation":
+            raise WrongAnswer(f"not an observation: {str(reply)[:200]}")
+        data: dict[str, Any] = reply["data"]
+        return data
+
+    async def reset(self) -> None:
+        data = await self._ask(_RESET_FRAME)
+        obs = data["observation"]
+        tools = [t["name"] for t in obs["tools"]]
+        if (obs["kind"], obs["task_id"], tools, data["done"], data["reward"]) != (
+            "start",
+            TASK,
+            self.want.tools,
+            False,
+            None,
+        ):
+            raise WrongAnswer(f"reset: {str(data)[:200]}")
+        self.episode_id = obs["episode_id"]
+
+    async def play(self, times: list[float] | None) -> bool:
+        last: dict[str, Any] = {}
+        for i, frame in enumerate(_STEP_FRAMES):
+            t0 = time.perf_counter()
+            last = await self._ask(frame)
+            if times is not None:
+                times.append(time.perf_counter() - t0)
+            obs = last["observation"]
+            if obs["episode_id"] != self.episode_id:
+                raise WrongAnswer(f"step {i}: another episode's answer {str(last)[:200]}")
+            if i < len(self.want.outputs):
+                result = obs["tool_result"] or {}
+                if (obs["kind"], result.get("ok"), result.get("output"), last["done"]) != (
+                    "tool_result",
+                    True,
+                    self.want.outputs[i],
+                    False,
+                ):
+                    raise WrongAnswer(f"step {i}: {str(last)[:200]}")
+        verdict = last.get("metadata", {}).get("verdict", {})
+        return last["done"] is True and last["reward"] == 1.0 and verdict.get("passed") is True
+
+    async def close(self) -> None:
+        await self.ws.close()
+
+
+CLIENTS = ("openenv", "lean")
 
 
 async def _client(
-    url: str, n: int, timeout_s: float, server_pid: int, stagger_s: float = 0.0
+    url: str,
+    n: int,
+    timeout_s: float,
+    server_pid: int,
+    stagger_s: float = 0.0,
+    kind: str = "openenv",
+    want: Any = None,
 ) -> dict[str, Any]:
-    from statebox.serve import StateboxAction, StateboxEnvClient
-
     envs: list[Any] = []
     connected = 0
     all_in = asyncio.Event()
@@ -96,38 +231,30 @@ async def _client(
     staggered: list[float] = []
     ok = staggered_ok = 0
 
-    async def play(env: Any, times: list[float] | None) -> bool:
-        last = None
-        for a in STEPS:
-            t0 = time.perf_counter()
-            last = await env.step(StateboxAction(**a))
-            if times is not None:
-                times.append(time.perf_counter() - t0)
-        return last is not None and last.done and last.reward == 1.0
+    def make() -> Any:
+        return _Lean(url, timeout_s, want) if kind == "lean" else _Official(url, timeout_s)
 
     async def second(env: Any, i: int) -> None:
         nonlocal staggered_ok
         await asyncio.sleep(i * stagger_s / n)
         t0 = time.perf_counter()
-        await env.reset(task_id=TASK)
+        await env.reset()
         staggered.append(time.perf_counter() - t0)
-        passed = await play(env, None)  # awaited first: `x += await` would lose updates
+        passed = await env.play(None)  # awaited first: `x += await` would lose updates
         staggered_ok += passed
 
     async def one() -> None:
         nonlocal connected, ok
-        env = StateboxEnvClient(
-            base_url=url, connect_timeout_s=timeout_s, message_timeout_s=timeout_s
-        )
-        await env.__aenter__()
+        env = make()
+        await env.open()
         envs.append(env)
         connected += 1
         if connected == n:
             all_in.set()
         await go.wait()
-        await env.reset(task_id=TASK)
+        await env.reset()
         resets.append(time.perf_counter() - burst)  # from the burst's start: queueing counts
-        passed = await play(env, steps)
+        passed = await env.play(steps)
         ok += passed
 
     tasks = [asyncio.create_task(one()) for _ in range(n)]
@@ -151,8 +278,9 @@ async def _client(
         errors += sorted({repr(t.exception())[:120] for t in done2 if t.exception() is not None})
     for env in envs:
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(env.__aexit__(None, None, None), 5)
+            await asyncio.wait_for(env.close(), 5)
     return {
+        "client": kind,
         "sessions": n,
         "held": held,
         "succeeded": ok,
@@ -229,10 +357,11 @@ async def _in_process(n: int) -> dict[str, Any]:
 
 
 def _load_client(
-    url: str, n: int, timeout_s: float, server_pid: int, stagger_s: float
+    url: str, n: int, timeout_s: float, server_pid: int, stagger_s: float, kind: str, want: Any
 ) -> dict[str, Any]:
     cmd = [sys.executable, __file__, "--client", url, "--sessions", str(n)]
     cmd += ["--server-pid", str(server_pid), "--stagger-s", str(stagger_s)]
+    cmd += ["--client-kind", kind, "--expected", want.to_json()]
     run = subprocess.run(
         [*cmd, "--timeout-s", str(timeout_s)],
         capture_output=True,
@@ -242,6 +371,58 @@ def _load_client(
     )
     result: dict[str, Any] = json.loads(run.stdout.strip().splitlines()[-1])
     return result
+
+
+class _Metered(_Lean):
+    """The lean client, charging the server's CPU (and its own) over each message to its kind."""
+
+    def __init__(self, url: str, want: Any, pid: int) -> None:
+        super().__init__(url, 30.0, want)
+        self.pid = pid
+        self.kinds = iter(())
+        self.server: dict[str, list[float]] = {}
+        self.client: dict[str, list[float]] = {}
+
+    async def _ask(self, frame: bytes) -> dict[str, Any]:
+        from gateway import server_cpu_s
+
+        kind = next(self.kinds)
+        cpu0, own0 = server_cpu_s(self.pid), time.process_time()
+        data = await super()._ask(frame)
+        self.server.setdefault(kind, []).append(server_cpu_s(self.pid) - cpu0)
+        self.client.setdefault(kind, []).append(time.process_time() - own0)
+        return data
+
+
+MESSAGES = ["reset", *(a.get("tool", "end (judged)") for a in STEPS)]
+"""The kinds of message an episode sends, in order (`per_message`'s columns)."""
+
+
+async def per_message(url: str, episodes: int, server_pid: int, want: Any) -> dict[str, Any]:
+    """Mean CPU ms per message of each kind, server's and lean client's, one at a time.
+
+    One session plays ``episodes`` episodes, one message in flight, so the server's CPU
+    between two readings (all its threads, ``/proc`` schedstat) is that message's; the
+    first five episodes warm the server and are left out.
+    """
+    env = _Metered(url, want, server_pid)
+    await env.open()
+    try:
+        for i in range(episodes + 5):
+            if i == 5:
+                env.server.clear()
+                env.client.clear()
+            env.kinds = iter(MESSAGES)
+            await env.reset()
+            if not await env.play(None):
+                raise WrongAnswer("the episode did not pass")
+    finally:
+        await env.close()
+    return {
+        "episodes": episodes,
+        "server_ms": {k: 1000 * statistics.mean(v) for k, v in env.server.items()},
+        "client_ms": {k: 1000 * statistics.mean(v) for k, v in env.client.items()},
+    }
 
 
 def _started_s(argv: list[str]) -> float:
@@ -288,123 +469,230 @@ def _gateway(url: str, token: str, n: int, server_pid: int) -> dict[str, Any]:
     return {"clients": rows, "in_process_episodes_per_s": base["episodes_per_s"], "concurrency": n}
 
 
-def main(levels: list[int], timeout_s: float, gateway_n: int, stagger_s: float) -> None:
+def _expected() -> Any:
+    """The in-process answers of the episode's tool calls (bench/gateway.py's `Expected`)."""
+    sys.path.insert(0, str(ROOT / "bench"))
+    import gateway
+
+    calls = [(a["tool"], a["args"]) for a in STEPS if a["kind"] == "call_tool"]
+    want = gateway.expected(calls)
+    assert want.passed, "the golden trajectory must pass in-process"
+    return want
+
+
+def _serve(statebox: str, tmp: Path) -> tuple[subprocess.Popen[str], str, dict[str, Any]]:
+    """Start ``statebox serve --openenv``; its URL and start-up times (seconds from start)."""
+    import httpx
+
+    token_file = tmp / "token"
+    token_file.unlink(missing_ok=True)
+    cmd = [statebox, "serve", "--openenv", "--tasks", str(TASKS), "--domain", TOY]
+    cmd += ["--port", "0", "--max-per-client", str(MAX_SESSIONS + 64)]
+    cmd += ["--token-file", str(token_file)]
+    t_start = time.perf_counter()
+    server = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    assert server.stderr is not None
+    url = server.stderr.readline().split()[-1]
+    sys.path.insert(0, str(ROOT / "bench"))
+    from gateway import drain
+
+    drain(server.stderr)
+    first = ready = None
+    with httpx.Client() as c:
+        for _ in range(3000):
+            try:
+                r = c.get(url + "/openenv/ready")
+            except httpx.HTTPError:
+                time.sleep(0.01)
+                continue
+            first = first or time.perf_counter() - t_start
+            if r.status_code == 200:
+                ready = time.perf_counter() - t_start
+                break
+            time.sleep(0.01)
+    first_reset = asyncio.run(_first_reset_s(url + "/openenv", t_start))
+    start = {"first_response_s": first, "ready_s": ready, "reset_s": first_reset}
+    start["token"] = token_file.read_text().strip()
+    return server, url, start
+
+
+def main(
+    levels: list[int],
+    timeout_s: float,
+    gateway_n: int,
+    stagger_s: float,
+    clients: list[str],
+    servers: list[str],
+    rounds: int,
+    per_message_n: int,
+) -> None:
     base = start_baselines()
+    want = _expected()
+    load0 = os.getloadavg()
+    rows: list[dict[str, Any]] = []
+    per: list[dict[str, Any]] = []
+    starts: list[dict[str, Any]] = []
+    gw = None
     with tempfile.TemporaryDirectory() as tmp:
-        token_file = Path(tmp) / "token"
-        cmd = [str(Path(sys.executable).with_name("statebox")), "serve", "--openenv"]
-        cmd += ["--tasks", str(TASKS), "--domain", TOY, "--port", "0"]
-        cmd += ["--max-per-client", str(MAX_SESSIONS + 64), "--token-file", str(token_file)]
-        t_start = time.perf_counter()
-        server = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
-        try:
-            import httpx
+        for r in range(rounds):
+            for statebox in servers:
+                server, url, start = _serve(statebox, Path(tmp))
+                token = start.pop("token")
+                starts.append(start | {"server": statebox, "round": r})
+                try:
+                    if per_message_n:
+                        pm = _per_message_process(url + "/openenv", per_message_n, server.pid, want)
+                        per.append(pm | {"server": statebox, "round": r})
+                    for n in levels:
+                        for kind in clients:
+                            ws = _load_client(
+                                url + "/openenv", n, timeout_s, server.pid, stagger_s, kind, want
+                            )
+                            inproc = asyncio.run(_in_process(n))
+                            rows.append(_row(ws, inproc) | {"server": statebox, "round": r})
+                    if gateway_n and r == 0 and statebox == servers[0]:
+                        gw = _gateway(url, token, gateway_n, server.pid)
+                finally:
+                    server.terminate()
+                    server.wait(10)
+    load1 = os.getloadavg()
+    _print(base, starts, rows, per, gw, load0, load1)
+    print(json.dumps({"levels": rows, "per_message": per, "gateway": gw, "start": starts}))
 
-            assert server.stderr is not None
-            url = server.stderr.readline().split()[-1]
-            sys.path.insert(0, str(ROOT / "bench"))
-            from gateway import drain
 
-            drain(server.stderr)
-            with httpx.Client() as c:
-                first = ready = None
-                for _ in range(3000):
-                    try:
-                        r = c.get(url + "/openenv/ready")
-                    except httpx.HTTPError:
-                        time.sleep(0.01)
-                        continue
-                    first = first or time.perf_counter() - t_start
-                    if r.status_code == 200:
-                        ready = time.perf_counter() - t_start
-                        break
-                    time.sleep(0.01)
-            first_reset = asyncio.run(_first_reset_s(url + "/openenv", t_start))
-            print(f"load average {os.getloadavg()} at start-up")
-            py, imp = base["python"], base["import_statebox"]
-            for label, t in (
-                ("statebox serve --help", base["serve_help"]),
-                ("statebox serve: first OpenEnv response (any status)", first),
-                ("statebox serve: first ready (200, tasks loaded)", ready),
-                ("statebox serve: first WebSocket reset answered", first_reset),
-            ):
-                if t is None:
-                    print(f"{label}: none")
-                    continue
-                print(
-                    f"{label}: {t:.2f} s after start; bare python {py:.2f} s ({t / py:.1f}x), "
-                    f"python + import statebox {imp:.2f} s ({t / imp:.1f}x)"
-                )
-            rows = []
-            for n in levels:
-                ws = _load_client(url + "/openenv", n, timeout_s, server.pid, stagger_s)
-                inproc = asyncio.run(_in_process(n))
-                rows.append((n, ws, inproc))
-            gw = None
-            if gateway_n:
-                token = token_file.read_text().strip()
-                gw = _gateway(url, token, gateway_n, server.pid)
-        finally:
-            server.terminate()
-            server.wait(10)
-    print(f"load average {os.getloadavg()} on {os.cpu_count()} cores")
+def _per_message_process(url: str, episodes: int, pid: int, want: Any) -> dict[str, Any]:
+    cmd = [sys.executable, __file__, "--client", url, "--client-kind", "per-message"]
+    cmd += ["--sessions", str(episodes), "--server-pid", str(pid), "--expected", want.to_json()]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True).stdout
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def _row(ws: dict[str, Any], inproc: dict[str, Any]) -> dict[str, Any]:
+    n = ws["sessions"]
+    rate_ws = ws["actions"] / ws["wall_s"]
+    rate_in = inproc["actions"] / inproc["wall_s"]
+    return {
+        "sessions": n,
+        "ws": ws,
+        "in_process": inproc,
+        "success_share": ws["succeeded"] / n,
+        "actions_per_s_ratio": rate_ws / rate_in,
+        "overhead_ms_per_step": 1000 / rate_ws - 1000 / rate_in,
+        # CPU the server spent per action beyond what the Episode itself costs in-process.
+        "server_cpu_overhead_ms_per_step": 1000
+        * (ws["server_cpu_s"] - inproc["cpu_s"])
+        / max(ws["actions"], 1),
+        "server_cpu_ms_per_step": 1000 * ws["server_cpu_s"] / max(ws["actions"], 1),
+        "client_cpu_ms_per_step": 1000 * ws["client_cpu_s"] / max(ws["actions"], 1),
+    }
+
+
+def _print(
+    base: dict[str, float],
+    starts: list[dict[str, Any]],
+    rows: list[dict[str, Any]],
+    per: list[dict[str, Any]],
+    gw: dict[str, Any] | None,
+    load0: tuple[float, ...],
+    load1: tuple[float, ...],
+) -> None:
+    print(
+        f"load average before {' '.join(f'{x:.2f}' for x in load0)}, "
+        f"after {' '.join(f'{x:.2f}' for x in load1)}, on {os.cpu_count()} cores"
+    )
+    py, imp = base["python"], base["import_statebox"]
+    print(
+        f"start-up baselines: bare python {py:.2f} s, python + import statebox {imp:.2f} s, "
+        f"statebox serve --help {base['serve_help']:.2f} s ({base['serve_help'] / py:.1f}x, "
+        f"{base['serve_help'] / imp:.1f}x)"
+    )
+    for st in starts:
+        cells = []
+        for label, key in (
+            ("first OpenEnv response", "first_response_s"),
+            ("first ready", "ready_s"),
+            ("first WebSocket reset", "reset_s"),
+        ):
+            t = st[key]
+            cells.append(f"{label} none" if t is None else f"{label} {t:.2f} s ({t / imp:.1f}x)")
+        print(f"statebox serve {str(st['server'])[-40:]} round {st['round']}: " + ", ".join(cells))
+    if per:
+        print(
+            "CPU ms per message, one lean session, one message at a time: server (all its "
+            "threads) / lean client"
+        )
+        print(f"{'server':<32} {'round':>5} " + " ".join(f"{k:>17}" for k in MESSAGES))
+        for pm in per:
+            cells = " ".join(
+                f"{pm['server_ms'][k]:>8.3f}/{pm['client_ms'][k]:<8.3f}" for k in MESSAGES
+            )
+            print(f"{str(pm['server'])[-32:]:<32} {pm['round']:>5} {cells}")
     print(
         "reset p50 (burst): all N resets sent at once, each timed from the burst's start, "
-        "over the WebSocket / in-process (N resets on one loop, timed the same way)"
+        "over the WebSocket / in-process (N resets on one loop, timed the same way); "
+        "CPU ms per action (reset or step) over the level: the server's, the server's "
+        "beyond the in-process Episode's, and the load client's"
     )
-    head = (
-        f"{'sessions':>8} {'held':>5} {'success':>7} {'reset p50 ws/in ms':>19} "
-        f"{'ratio':>6} {'actions/s ws/in':>16} {'ratio':>6} {'overhead ms/step':>16} "
-        f"{'server CPU ms/step':>18}"
+    print(
+        f"{'server':<24} {'round':>5} {'client':<8} {'sessions':>8} {'held':>5} "
+        f"{'success':>7} {'reset p50 ws/in ms':>19} {'ratio':>6} {'actions/s ws/in':>16} "
+        f"{'ratio':>6} {'overhead ms/step':>16} {'server CPU':>10} {'beyond':>7} "
+        f"{'client CPU':>10}"
     )
-    print(head)
-    out = []
-    for n, ws, inproc in rows:
+    for row in rows:
+        ws, inproc, n = row["ws"], row["in_process"], row["sessions"]
         rate_ws = ws["actions"] / ws["wall_s"]
         rate_in = inproc["actions"] / inproc["wall_s"]
-        overhead = 1000 / rate_ws - 1000 / rate_in
-        # CPU the server spent per action beyond what the Episode itself costs in-process.
-        server_ms = 1000 * (ws["server_cpu_s"] - inproc["cpu_s"]) / ws["actions"]
-        share = ws["succeeded"] / n
         print(
-            f"{n:>8} {ws['held']:>5} {share:>7.3f} "
+            f"{str(row['server'])[-24:]:<24} {row['round']:>5} {ws['client']:<8} {n:>8} "
+            f"{ws['held']:>5} {row['success_share']:>7.3f} "
             f"{ws['reset_p50_ms']:>9.1f}/{inproc['reset_p50_ms']:<9.2f} "
             f"{ws['reset_p50_ms'] / inproc['reset_p50_ms']:>6.1f} "
-            f"{rate_ws:>7.0f}/{rate_in:<8.0f} {rate_ws / rate_in:>6.3f} {overhead:>16.3f} "
-            f"{server_ms:>18.3f}"
+            f"{rate_ws:>7.0f}/{rate_in:<8.0f} {row['actions_per_s_ratio']:>6.3f} "
+            f"{row['overhead_ms_per_step']:>16.3f} {row['server_cpu_ms_per_step']:>10.3f} "
+            f"{row['server_cpu_overhead_ms_per_step']:>7.3f} {row['client_cpu_ms_per_step']:>10.3f}"
         )
         print(
-            f"         in-process reset alone p50 {inproc['reset_alone_p50_ms']:.2f} ms; "
+            f"{'':<24} in-process reset alone p50 {inproc['reset_alone_p50_ms']:.2f} ms; "
             f"staggered (resets spread over {ws['stagger_s']:.1f} s, not a burst): "
             f"reset p50 {ws['staggered_reset_p50_ms']:.1f} ms, "
             f"success {ws['staggered_succeeded'] / n:.3f}"
         )
         if ws["errors"]:
-            print(f"         errors: {ws['errors']}")
-        out.append(
-            {
-                "sessions": n,
-                "ws": ws,
-                "in_process": inproc,
-                "success_share": share,
-                "actions_per_s_ratio": rate_ws / rate_in,
-                "overhead_ms_per_step": overhead,
-                "server_cpu_overhead_ms_per_step": server_ms,
-            }
-        )
+            print(f"{'':<24} errors: {ws['errors']}")
     if gw is not None:
-        for client, row in gw["clients"].items():
-            ratio = row["episodes_per_s"] / gw["in_process_episodes_per_s"]
+        for client, g in gw["clients"].items():
+            ratio = g["episodes_per_s"] / gw["in_process_episodes_per_s"]
             print(
                 f"MCP gateway at {gw['concurrency']}, {client} client: "
-                f"{row['episodes_per_s']:.1f} episodes/s, in-process "
+                f"{g['episodes_per_s']:.1f} episodes/s, in-process "
                 f"{gw['in_process_episodes_per_s']:.0f}/s (ratio {ratio:.4f}), tool call p50 "
-                f"{row['tool_call_p50_ms']:.1f} ms, passed {row['passed_share']:.3f}; CPU per "
-                f"episode: server {row['server_cpu_ms_per_episode']:.1f} ms, load client "
-                f"{row['client_cpu_ms_per_episode']:.1f} ms"
+                f"{g['tool_call_p50_ms']:.1f} ms, passed {g['passed_share']:.3f}; CPU per "
+                f"episode: server {g['server_cpu_ms_per_episode']:.1f} ms, load client "
+                f"{g['client_cpu_ms_per_episode']:.1f} ms"
             )
-    starts = {"baselines": base, "first_response_s": first, "ready_s": ready}
-    print(json.dumps({"levels": out, "gateway": gw, "start": starts | {"reset_s": first_reset}}))
+
+
+def _client_main(ns: argparse.Namespace) -> None:
+    sys.path.insert(0, str(ROOT / "bench"))
+    from gateway import Expected
+
+    want = Expected.from_json(ns.expected) if ns.expected else None
+    if ns.client_kind == "per-message":
+        out = asyncio.run(per_message(ns.client, ns.sessions, ns.server_pid, want))
+    else:
+        run = _client(
+            ns.client,
+            ns.sessions,
+            ns.timeout_s,
+            ns.server_pid,
+            ns.stagger_s,
+            ns.client_kind,
+            want,
+        )
+        out = asyncio.run(run)
+    print(json.dumps(out))
 
 
 if __name__ == "__main__":
@@ -419,16 +707,47 @@ if __name__ == "__main__":
     parser.add_argument(
         "--stagger-s", type=float, default=1.0, help="spread of the staggered resets (0: none)"
     )
+    parser.add_argument(
+        "--clients",
+        default=",".join(CLIENTS),
+        help="comma-separated load clients: openenv (openenv's EnvClient), lean (default: both)",
+    )
+    parser.add_argument(
+        "--statebox",
+        default=str(Path(sys.executable).with_name("statebox")),
+        help="the statebox executable(s) to serve with, comma-separated (alternated)",
+    )
+    parser.add_argument("--rounds", type=int, default=1, help="rounds over the --statebox list")
+    parser.add_argument(
+        "--per-message",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also CPU per message kind over N sequential lean episodes",
+    )
     parser.add_argument("--client", help=argparse.SUPPRESS)
+    parser.add_argument("--client-kind", default="openenv", help=argparse.SUPPRESS)
+    parser.add_argument("--expected", help=argparse.SUPPRESS)
     parser.add_argument("--sessions", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--server-pid", type=int, default=0, help=argparse.SUPPRESS)
     ns = parser.parse_args()
     if ns.client:
-        run = _client(ns.client, ns.sessions, ns.timeout_s, ns.server_pid, ns.stagger_s)
-        print(json.dumps(asyncio.run(run)))
+        _client_main(ns)
     else:
         ensure(__file__)
         wanted = [int(x) for x in ns.levels.split(",")]
         if not wanted or min(wanted) < 1 or max(wanted) > MAX_SESSIONS:
             parser.error(f"--levels: 1..{MAX_SESSIONS} sessions")
-        main(wanted, ns.timeout_s, ns.gateway, ns.stagger_s)
+        kinds = [c for c in ns.clients.split(",") if c]
+        if not kinds or not set(kinds) <= set(CLIENTS):
+            parser.error(f"--clients: comma-separated from {', '.join(CLIENTS)}")
+        main(
+            wanted,
+            ns.timeout_s,
+            ns.gateway,
+            ns.stagger_s,
+            kinds,
+            ns.statebox.split(","),
+            ns.rounds,
+            ns.per_message,
+        )

@@ -249,6 +249,68 @@ def test_serve_bench_client_counts_every_session_burst_and_staggered() -> None:
     assert r["staggered_reset_p50_ms"] > 0
 
 
+def test_serve_bench_lean_client_checks_every_reply_and_fails_a_wrong_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from serving import serving
+
+    import statebox.serve._openenv as openenv_module
+
+    bench = _serve_bench()
+    want = bench._expected()
+    assert want.tools and len(want.outputs) == 2
+    real = openenv_module._agent_result
+
+    def off_by_one(result: Any) -> dict[str, Any]:
+        out = real(result)
+        if result.tool == "transfer":  # every session's second call answers another amount
+            out["output"] = {**out["output"], "amount": out["output"]["amount"] + 1}
+        return out
+
+    async def go() -> list[dict[str, Any]]:
+        async with serving(openenv=True) as s:
+            url = s.url + "/openenv"
+            ok = await bench._client(url, 4, 30.0, os.getpid(), 0.05, "lean", want)
+            monkeypatch.setattr(openenv_module, "_agent_result", off_by_one)
+            wrong = await bench._client(url, 3, 30.0, os.getpid(), 0.0, "lean", want)
+            monkeypatch.setattr(openenv_module, "_agent_result", real)
+            per = await bench.per_message(url, 3, os.getpid(), want)
+            return [ok, wrong, per]
+
+    ok, wrong, per = asyncio.run(go())
+    assert (ok["client"], ok["held"], ok["succeeded"], ok["staggered_succeeded"]) == (
+        "lean",
+        4,
+        4,
+        4,
+    )
+    assert ok["actions"] == 4 * 4 and ok["errors"] == []
+    # The server still ends each episode with reward 1.0; the wrong output fails them all.
+    assert (wrong["held"], wrong["succeeded"]) == (3, 0)
+    assert wrong["errors"] and all(e.startswith('WrongAnswer("step 1:') for e in wrong["errors"])
+    assert list(per["server_ms"]) == bench.MESSAGES == list(per["client_ms"])
+    assert per["episodes"] == 3 and all(v > 0 for v in per["server_ms"].values())
+
+
+def test_serve_bench_lean_client_fails_an_episode_whose_verdict_does_not_pass(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from serving import serving
+
+    bench = _serve_bench()
+    want = bench._expected()
+    # The transfer left out: every reply is as expected, but the verdict fails (reward 0).
+    short = want.__class__(want.tools, want.outputs[:1], want.passed, want.calls[:1])
+    monkeypatch.setattr(bench, "_STEP_FRAMES", [bench._STEP_FRAMES[0], bench._STEP_FRAMES[-1]])
+
+    async def go() -> dict[str, Any]:
+        async with serving(openenv=True) as s:
+            return await bench._client(s.url + "/openenv", 2, 30.0, os.getpid(), 0.0, "lean", short)  # type: ignore[no-any-return]
+
+    r = asyncio.run(go())
+    assert (r["held"], r["succeeded"], r["errors"], r["actions"]) == (2, 0, [], 2 * 3)
+
+
 def test_transport_first_call_holds_the_clients_tools_list_and_steps_do_not(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -141,6 +141,35 @@ def test_idle_sessions_episodes_and_websockets_are_reaped() -> None:
     asyncio.run(go())
 
 
+def test_a_websocket_in_use_outlives_the_idle_timeout_and_one_left_idle_loses_its_episode() -> None:
+    reset = json.dumps({"type": "reset", "data": {"task_id": "toy.transfer.train.001"}})
+    look = {"kind": "call_tool", "tool": "get_account", "args": {"account_id": "A1"}}
+    step = json.dumps({"type": "step", "data": look})
+
+    async def go() -> None:
+        async with serving(openenv=True, idle_timeout_s=0.4) as s:
+            server = s.app._openenv
+            ws = s.url.replace("http://", "ws://") + "/openenv/ws"
+            async with connect(ws) as busy, connect(ws) as idle:
+                await busy.send(reset)
+                assert json.loads(await busy.recv())["type"] == "observation"
+                await idle.send(reset)
+                assert json.loads(await idle.recv())["type"] == "observation"
+                assert len(server.live) == 2
+                # Messages closer together than the timeout, for three times its length.
+                for _ in range(12):
+                    await asyncio.sleep(0.1)
+                    await busy.send(step)
+                    assert json.loads(await busy.recv())["data"]["done"] is False
+                with pytest.raises(Exception, match=r"1001|idle"):
+                    await idle.recv()
+                assert len(server.live) == 1  # the idle socket's episode went with it
+                await busy.send(step)
+                assert json.loads(await busy.recv())["type"] == "observation"
+
+    asyncio.run(go())
+
+
 def _asgi_client(app: ServeApp, peer: str) -> httpx.AsyncClient:
     transport = httpx.ASGITransport(app=app.app, client=(peer, 4000))
     return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1")

@@ -236,6 +236,15 @@ default of 5 s, a client reusing a connection the server is just closing gets
 """
 
 
+def _ws_protocol() -> type[asyncio.Protocol] | str:
+    """The WebSocket protocol to serve with: `WebSocketProtocol`, else uvicorn's choice."""
+    try:
+        from statebox.serve._websocket import WebSocketProtocol
+    except ImportError:  # a uvicorn without the sans-I/O protocol, or no websockets
+        return "auto"
+    return WebSocketProtocol
+
+
 class _EmbeddedServer(uvicorn.Server):
     """uvicorn without its signal handlers: the embedding program owns Ctrl-C."""
 
@@ -260,6 +269,7 @@ class BackgroundServer:
             port=port,
             log_level="warning",
             lifespan="on",
+            ws=_ws_protocol(),
             ws_max_size=MAX_BODY_BYTES,
             # Small JSON frames on loopback: compressing each costs both ends more CPU
             # than it saves (bench/transport.py's OpenEnv WebSocket row).

@@ -48,8 +48,10 @@ reach) answer 404.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
+import inspect
 import json
 import random
 import time
@@ -64,7 +66,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from statebox.episode import Action as EpisodeAction
-from statebox.episode import CallTool, End, MessageUser
+from statebox.episode import CallTool, End, MessageUser, ToolInfo
 from statebox.episode import Observation as EpisodeObservation
 from statebox.serve import _openenv_import
 from statebox.serve._failures import EpisodeSystemError
@@ -343,9 +345,13 @@ class OpenEnvServer:
         cat = self.catalog()
         assert cat is not None  # pick() checked
         client = _CLIENT.get("")
-        mine: OrderedDict[str, None] = self._mine.get(client, OrderedDict())
-        for eid in list(mine)[: max(0, len(mine) - self.max_per_client + 1)]:
+        mine = self._mine.get(client)
+        # Oldest first; only the excess is visited (a copy of every id would cost each
+        # reset the client's whole episode count).
+        while mine and len(mine) >= self.max_per_client:
+            eid = next(iter(mine))
             self.drop(eid)
+            mine.pop(eid, None)  # gone from it whatever drop found
         if len(self.live) >= self.max_live and self.idle_timeout_s is not None:
             self.reap(self.idle_timeout_s)
         if len(self.live) >= self.max_live:
@@ -404,26 +410,31 @@ def _mode(s: Session) -> dict[str, Any]:
     return out
 
 
+_TOOL_JSON: dict[int, tuple[ToolInfo, dict[str, Any]]] = {}
+_TOOL_JSON_MAX = 4096
+
+
+def _tool_json(info: ToolInfo) -> dict[str, Any]:
+    """A tool's wire form, kept per `ToolInfo` object.
+
+    ToolInfos are frozen and a task's every reset offers the same ones; the object is
+    held so that its id cannot name another.
+    """
+    cached = _TOOL_JSON.get(id(info))
+    if cached is None or cached[0] is not info:
+        if len(_TOOL_JSON) >= _TOOL_JSON_MAX:
+            _TOOL_JSON.clear()
+        cached = _TOOL_JSON[id(info)] = (info, info.model_dump(mode="json"))
+    return cached[1]
+
+
 def _observation(
     s: Session, obs: EpisodeObservation, result: ToolResult | None = None
 ) -> StateboxObservation:
     result = result or obs.tool_result
-    out = StateboxObservation(
-        kind=obs.kind,
-        episode_id=s.id,
-        task_id=s.task.id,
-        step=obs.step,
-        user_message=obs.user_message,
-        tool_result=None if result is None else _agent_result(result),
-        tools=[t.model_dump(mode="json") for t in obs.tools],
-        policy=obs.policy,
-        policy_mode=obs.policy_mode,
-        termination=None if obs.termination is None else str(obs.termination),
-        done=obs.done,
-    )
-    out.metadata = _mode(s)
+    metadata = _mode(s)
     if obs.kind == "start":
-        out.metadata |= {
+        metadata |= {
             "episode_id": s.id,
             "task_id": s.task.id,
             "user_message": obs.user_message,
@@ -431,8 +442,22 @@ def _observation(
             "policy_mode": obs.policy_mode,
         }
     elif obs.user_message is not None:
-        out.metadata |= {"user_message": obs.user_message}
-    return out
+        metadata["user_message"] = obs.user_message
+    # Passed in, not assigned after: the model validates each assignment again.
+    return StateboxObservation(
+        kind=obs.kind,
+        episode_id=s.id,
+        task_id=s.task.id,
+        step=obs.step,
+        user_message=obs.user_message,
+        tool_result=None if result is None else _agent_result(result),
+        tools=[_tool_json(t) for t in obs.tools],
+        policy=obs.policy,
+        policy_mode=obs.policy_mode,
+        termination=None if obs.termination is None else str(obs.termination),
+        done=obs.done,
+        metadata=metadata,
+    )
 
 
 async def _refuse(s: Session, call: ToolCall) -> EpisodeObservation:
@@ -703,6 +728,14 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
         return [_task_spec(t, i) for i, t in enumerate(tasks) if start <= i < stop]
 
 
+# openenv's WebSocket loop reads the reset handle's signature on every reset (to pick the
+# arguments it passes); a function's own ``__signature__`` is what `inspect.signature`
+# returns first, so it is worked out once here, not per message.
+StateboxEnvironment.reset_async.__dict__["__signature__"] = inspect.signature(
+    StateboxEnvironment.reset_async
+)
+
+
 def _task_spec(task: Task, index: int) -> dict[str, Any]:
     return {"id": task.id, "index": index, "split": task.split, "domain": task.domain}
 
@@ -775,27 +808,56 @@ class _Gate:
         if idle is None:
             await self.app(scope, receive, send)
             return
+        loop = asyncio.get_running_loop()
+        waiting_since: float | None = None
+        """When the pending receive began (None while the app works on a message)."""
         gone = False
+        timer: asyncio.TimerHandle | None = None
+        closing: set[asyncio.Task[None]] = set()
+
+        async def close() -> None:
+            with contextlib.suppress(Exception):  # the client may be gone already
+                await send({"type": "websocket.close", "code": 1001, "reason": "idle"})
+
+        def watch() -> None:
+            # One timer per socket, re-armed only when it fires early: a timer per
+            # receive (asyncio.timeout) costs each message its scheduling and cancelling.
+            nonlocal timer, gone
+            timer = None
+            if waiting_since is None or gone:
+                return  # the next receive arms it again
+            due = waiting_since + idle
+            if loop.time() < due:
+                timer = loop.call_at(due, watch)
+                return
+            # Idle: close it for the client. The server's close also hands OpenEnv's
+            # handler its disconnect, so it frees the session slot.
+            gone = True
+            task = loop.create_task(close())
+            closing.add(task)
+            task.add_done_callback(closing.discard)
 
         async def timed_receive() -> Message:
-            nonlocal gone
+            nonlocal waiting_since, timer
             if gone:
                 return {"type": "websocket.disconnect", "code": 1001}
+            waiting_since = loop.time()
+            if timer is None:
+                timer = loop.call_at(waiting_since + idle, watch)
             try:
-                async with asyncio.timeout(idle):
-                    return await receive()
-            except TimeoutError:
-                # Idle: close it for the client, and tell OpenEnv's handler it left so it
-                # frees the session slot.
-                gone = True
-                await send({"type": "websocket.close", "code": 1001, "reason": "idle"})
-                return {"type": "websocket.disconnect", "code": 1001}
+                return await receive()
+            finally:
+                waiting_since = None
 
         async def guarded_send(message: Message) -> None:
             if not gone:
                 await send(message)
 
-        await self.app(scope, timed_receive, guarded_send)
+        try:
+            await self.app(scope, timed_receive, guarded_send)
+        finally:
+            if timer is not None:
+                timer.cancel()
 
 
 _RESET_ARGS = frozenset({"seed", "episode_id", "task_id", "split", "index"})
