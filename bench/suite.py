@@ -35,7 +35,8 @@ Every row carries a baseline measured in this same run (no constants) and the ra
 - report over 200,000 records in a fresh process (`bench/report.py`): time against
   reading the file alone, peak memory (the process's own VmHWM) against the file size;
 - per-step transport overhead, one sequential client (`bench/transport.py`): MCP
-  gateway (official client and raw JSON-RPC), OpenEnv HTTP and WebSocket, against
+  gateway (official client and raw JSON-RPC), OpenEnv HTTP and WebSocket (each by its
+  own client and spoken directly), against
   `Episode.step` in process;
 - MCP gateway episodes/s at 1 and 50 in flight (`bench/gateway.py`'s lean load client and
   the official MCP client, each in its own process), against one fresh MCP stdio server
@@ -476,7 +477,8 @@ def main() -> None:
         ("mcp_raw_httpx", "MCP gateway, raw JSON-RPC (httpx)"),
         ("openenv_http", "OpenEnv HTTP /step (httpx)"),
         ("openenv_http_raw", "OpenEnv HTTP /step (raw keep-alive client)"),
-        ("openenv_ws", "OpenEnv WebSocket"),
+        ("openenv_ws", "OpenEnv WebSocket (openenv's client)"),
+        ("openenv_ws_raw", "OpenEnv WebSocket (raw: the protocol spoken directly)"),
     ]:
         ms = tr[key] * 1000
         # Each side's CPU per step where the row measures it (the OpenEnv rows).

@@ -3,7 +3,7 @@
 Usage: python bench/transport.py [--episodes 20] [--steps 20] [--json] [--statebox PATH]
 
 The same step — ``get_account`` of the toy transfer task, a read — taken ``--steps``
-times per episode over ``--episodes`` episodes, five ways, all measured in this run:
+times per episode over ``--episodes`` episodes, several ways, all measured in this run:
 
 - **in-process**: `Episode.step` on this event loop (the baseline);
 - **MCP gateway, official client**: ``ClientSession.call_tool`` through `statebox serve`'s
@@ -22,7 +22,10 @@ times per episode over ``--episodes`` episodes, five ways, all measured in this 
 - **OpenEnv HTTP, raw**: the same request written on one keep-alive HTTP/1.1 connection
   by hand (as the raw JSON-RPC row does for MCP): httpx alone costs about 2 ms of the
   client's CPU per request here, which the httpx row counts as transport overhead;
-- **OpenEnv WebSocket**: the ``openenv`` client (`StateboxEnvClient.step`).
+- **OpenEnv WebSocket**: the ``openenv`` client (`StateboxEnvClient.step`);
+- **OpenEnv WebSocket, raw**: the same protocol spoken with the ``websockets`` package,
+  the frame encoded once and every reply parsed and checked (as the raw HTTP rows do):
+  openenv's client alone costs about 0.2-0.4 ms of the client's CPU per step here.
 
 For the OpenEnv rows the server's own CPU per step (``/proc`` scheduler time of all its
 threads, in ns, summed over the timed steps only, as for the gateway rows) is printed
@@ -414,6 +417,46 @@ async def openenv_ws(
     return out
 
 
+async def openenv_ws_raw(
+    url: str, episodes: int, steps: int, cpu: ServerCpu, client: list[float]
+) -> list[float]:
+    """Seconds per step over one WebSocket spoken directly (`websockets`), frame encoded once.
+
+    openenv's own wire protocol without openenv's client (its pydantic parsing and
+    observation building cost the client about 0.2-0.4 ms of CPU a step here), as the
+    raw rows do for HTTP. Every reply is still parsed and checked: an observation of this
+    episode holding the tool's successful result.
+    """
+    from websockets.asyncio.client import connect
+
+    ws_url = url.replace("http://", "ws://", 1) + "/openenv/ws"
+    reset = json.dumps({"type": "reset", "data": {"task_id": TASK}}).encode()
+    step = json.dumps(
+        {"type": "step", "data": {"kind": "call_tool", "tool": TOOL, "args": ARGS}}
+    ).encode()
+    end = json.dumps({"type": "step", "data": {"kind": "end", "text": "done"}}).encode()
+    out: list[float] = []
+    async with connect(ws_url, compression=None, max_size=2**24) as ws:
+        for _ in range(episodes):
+            await ws.send(reset, text=True)
+            episode = json.loads(await ws.recv(decode=False))["data"]["observation"]
+            for _ in range(steps):
+                cpu.start()
+                c0, t0 = time.process_time(), time.perf_counter()
+                await ws.send(step, text=True)
+                reply = json.loads(await ws.recv(decode=False))
+                out.append(time.perf_counter() - t0)
+                client.append(time.process_time() - c0)
+                cpu.stop()
+                obs = reply["data"]["observation"]
+                assert reply["type"] == "observation", reply
+                assert obs["episode_id"] == episode["episode_id"], reply
+                assert obs["tool_result"]["ok"] and not reply["data"]["done"], reply
+            await ws.send(end, text=True)
+            assert json.loads(await ws.recv(decode=False))["data"]["done"] is True
+    return out
+
+
 async def measure(episodes: int, steps: int, statebox: str | None = None) -> dict[str, float]:
     """Median seconds per step of each way (keys: in_process, mcp_official, …).
 
@@ -461,6 +504,7 @@ async def measure(episodes: int, steps: int, statebox: str | None = None) -> dic
                 "openenv_http": openenv_http,
                 "openenv_http_raw": openenv_http_raw,
                 "openenv_ws": openenv_ws,
+                "openenv_ws_raw": openenv_ws_raw,
             }
             for key, row in openenv_rows.items():
                 meter, client = ServerCpu(server.pid), []
@@ -484,7 +528,8 @@ LABELS = {
     "http_floor": "HTTP floor, GET /health (same server, httpx)",
     "openenv_http": "OpenEnv HTTP /step (httpx)",
     "openenv_http_raw": "OpenEnv HTTP /step (raw keep-alive client)",
-    "openenv_ws": "OpenEnv WebSocket",
+    "openenv_ws": "OpenEnv WebSocket (openenv's client)",
+    "openenv_ws_raw": "OpenEnv WebSocket (raw: the protocol spoken directly)",
 }
 
 

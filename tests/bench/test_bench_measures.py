@@ -604,7 +604,9 @@ def test_server_cpu_leaves_out_a_thread_that_ends_while_it_is_read(
     assert len(reads) == len(list(Path(f"/proc/{os.getpid()}/task").iterdir()))
 
 
-@pytest.mark.parametrize("row", ["openenv_http", "openenv_http_raw", "openenv_ws"])
+@pytest.mark.parametrize(
+    "row", ["openenv_http", "openenv_http_raw", "openenv_ws", "openenv_ws_raw"]
+)
 def test_transport_openenv_cpu_figures_cover_only_the_timed_steps(row: str) -> None:
     import transport
     from serving import serving
