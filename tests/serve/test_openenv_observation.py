@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import inspect
 import types
 from typing import Any
@@ -108,7 +109,7 @@ def test_observations_serialise_byte_for_byte_as_the_plain_path_does() -> None:
     assert asyncio.run(go()) > 10
 
 
-def test_a_tools_cached_wire_form_is_its_dump_and_is_never_handed_out_itself() -> None:
+def test_a_tools_cached_wire_form_is_its_dump_and_every_call_gets_its_own() -> None:
     cat = catalog()
     server = OpenEnvServer(lambda: cat)
 
@@ -116,12 +117,32 @@ def test_a_tools_cached_wire_form_is_its_dump_and_is_never_handed_out_itself() -
         s = server.open(cat.task("toy.transfer.train.001"))
         obs = await s.reset()
         for t in obs.tools:
-            assert _tool_json(t) == t.model_dump(mode="json")
-            assert _tool_json(t) is _tool_json(t)
-        out = _observation(s, obs)
-        assert out.tools and all(
-            shown is not _tool_json(t) for shown, t in zip(out.tools, obs.tools, strict=True)
-        )
+            one, two = _tool_json(t), _tool_json(t)
+            assert one == two == t.model_dump(mode="json")
+            assert one is not two and one["input_schema"] is not two["input_schema"]
         server.drop(s.id)
+
+    asyncio.run(go())
+
+
+def test_editing_one_observations_tool_schema_leaves_the_next_episodes_alone() -> None:
+    # Found in review: the cached wire form was handed out with its nested schema shared,
+    # so a caller editing what it was handed edited every later episode's tools.
+    cat = catalog()
+    server = OpenEnvServer(lambda: cat)
+
+    async def go() -> None:
+        task = cat.task("toy.transfer.train.001")
+        first = server.open(task)
+        seen = _observation(first, await first.reset())
+        pristine = copy.deepcopy(seen.tools)
+        for tool in seen.tools:  # a caller edits what it was handed
+            tool["input_schema"]["properties"] = {"injected": {"type": "string"}}
+        server.drop(first.id)
+
+        second = server.open(task)
+        again = _observation(second, await second.reset())
+        server.drop(second.id)
+        assert again.tools == pristine
 
     asyncio.run(go())

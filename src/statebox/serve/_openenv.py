@@ -60,6 +60,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
+import pydantic_core
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -410,22 +411,26 @@ def _mode(s: Session) -> dict[str, Any]:
     return out
 
 
-_TOOL_JSON: dict[int, tuple[ToolInfo, dict[str, Any]]] = {}
+_TOOL_JSON: dict[int, tuple[ToolInfo, bytes]] = {}
 _TOOL_JSON_MAX = 4096
 
 
 def _tool_json(info: ToolInfo) -> dict[str, Any]:
-    """A tool's wire form, kept per `ToolInfo` object.
+    """A tool's wire form, its JSON text kept per `ToolInfo` object.
 
     ToolInfos are frozen and a task's every reset offers the same ones; the object is
-    held so that its id cannot name another.
+    held so that its id cannot name another. Each call decodes the text afresh (in C,
+    cheaper than `model_dump`): an observation's tools are its own, so editing one
+    episode's tool schema cannot reach another's.
     """
     cached = _TOOL_JSON.get(id(info))
     if cached is None or cached[0] is not info:
         if len(_TOOL_JSON) >= _TOOL_JSON_MAX:
             _TOOL_JSON.clear()
-        cached = _TOOL_JSON[id(info)] = (info, info.model_dump(mode="json"))
-    return cached[1]
+        text = pydantic_core.to_json(info.model_dump(mode="json"))
+        cached = _TOOL_JSON[id(info)] = (info, text)
+    out: dict[str, Any] = pydantic_core.from_json(cached[1])
+    return out
 
 
 def _observation(
