@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 from typing import Any
 
@@ -260,6 +261,24 @@ def test_one_client_cannot_hold_more_websockets_than_its_share() -> None:
                     await asyncio.sleep(0.1)
 
     asyncio.run(go())
+
+
+@pytest.mark.parametrize("path", ["/mcp/", "/mcp/abc", "/mcp", "/control", "/health", "/nope"])
+def test_a_websocket_to_a_path_without_one_is_refused_and_logs_nothing(
+    path: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Found in review: one to the gateway's mount was a 500 with a uvicorn error line
+    # per attempt (a way for any client to fill the log), not the 403 others get.
+    async def go() -> None:
+        async with serving(openenv=True) as s:
+            ws = s.url.replace("http://", "ws://") + path
+            with pytest.raises(Exception, match="HTTP 403"):
+                async with connect(ws):
+                    pass
+
+    with caplog.at_level(logging.INFO):
+        asyncio.run(go())
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
 
 
 @pytest.mark.parametrize(

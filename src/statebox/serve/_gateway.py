@@ -230,6 +230,11 @@ class McpGateway:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Route ``/<session id>[/]`` to the MCP transport after the token check."""
         if scope["type"] != "http":
+            if scope["type"] == "websocket":
+                # Refused at the handshake (a 403), as every other path without a
+                # WebSocket is: returning without an answer would make uvicorn log a
+                # line per attempt, a way for anyone to fill the server's log.
+                await send({"type": "websocket.close", "code": 1008})
             return
         path: str = scope.get("path", "")
         path = path.removeprefix(scope.get("root_path", ""))  # Starlette mounts keep it
