@@ -175,15 +175,19 @@ def test_tools_list_is_the_sdks_answer_built_once_per_tool_set() -> None:
 
 @pytest.mark.parametrize("freeze", [True, False])
 def test_freeze_gc_freezes_what_lives_once_the_catalog_is_loaded(freeze: bool) -> None:
-    async def go() -> int:
+    async def go() -> tuple[int, int]:
         app = ServeApp(catalog, freeze_gc=freeze)
+        assert gc.get_freeze_count() == 0
         await app.load()
         assert app.ready
-        return gc.get_freeze_count()
+        return gc.get_freeze_count(), gc.get_threshold()[0]
 
     gc.unfreeze()
+    before = gc.get_threshold()
     try:
-        frozen = asyncio.run(go())
+        frozen, young = asyncio.run(go())
     finally:
         gc.unfreeze()  # the rest of the test session collects as before
+        gc.set_threshold(*before)
     assert (frozen > 0) is freeze
+    assert young == (app_module.GC_YOUNG_THRESHOLD if freeze else before[0])

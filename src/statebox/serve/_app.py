@@ -44,7 +44,11 @@ from statebox.serve._http import OneSendProtocol
 from statebox.serve._readiness import Readiness
 from statebox.serve._sessions import Session, SessionStore, TaskCatalog, new_secret
 
-__all__ = ["BackgroundServer", "ServeApp"]
+__all__ = ["GC_YOUNG_THRESHOLD", "BackgroundServer", "ServeApp"]
+
+GC_YOUNG_THRESHOLD = 7000
+"""Allocations between two collections of the youngest generation in ``statebox serve``
+(Python's default: 700)."""
 
 
 class ServeApp:
@@ -64,7 +68,8 @@ class ServeApp:
         openenv_token: Bearer token of the OpenEnv routes (None: none, loopback only).
         max_per_client: Most live RL episodes, and WebSockets, of one peer address.
         freeze_gc: Once the catalog is loaded, move every object then alive out of the
-            garbage collector's reach (`gc.freeze`): a server process's own choice
+            garbage collector's reach (`gc.freeze`) and collect the youngest generation
+            every `GC_YOUNG_THRESHOLD` allocations: a server process's own choice
             (``statebox serve``), not an embedding program's.
     """
 
@@ -218,6 +223,10 @@ class ServeApp:
             # all again (tens of ms each, under load every few hundred episodes).
             gc.collect()
             gc.freeze()
+            # Each request allocates hundreds of objects and frees nearly all of them
+            # itself; at 700 a collection ran every few requests, and promoted what
+            # was in flight to be traversed again by the older generations.
+            gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
         self.catalog = catalog
 
     @asynccontextmanager
