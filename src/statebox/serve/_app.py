@@ -268,11 +268,7 @@ class _Routed:
     def __init__(self, app: Starlette, direct: Collection[Mount]) -> None:
         self.app = app
         self._routes = app.router.routes
-        self._direct = {
-            id(route): ServerErrorMiddleware(route.app)
-            for route in direct
-            if isinstance(route, Mount)
-        }
+        self._direct = {id(mount): ServerErrorMiddleware(mount.app) for mount in direct}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
