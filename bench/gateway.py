@@ -533,7 +533,8 @@ async def per_request(
 def client_process(
     client: str, url: str, token: str, n: int, episodes: int, pid: int, want: Expected
 ) -> dict[str, Any]:
-    cmd = [sys.executable, __file__, "--client", client, "--url", url, "--token", token]
+    # ``--token=...``: a token may start with "-", which argparse would read as an option.
+    cmd = [sys.executable, __file__, "--client", client, f"--url={url}", f"--token={token}"]
     cmd += ["--concurrency", str(n), "--episodes", str(episodes), "--server-pid", str(pid)]
     out = subprocess.run(
         [*cmd, "--expected", want.to_json()], check=True, capture_output=True, text=True

@@ -246,6 +246,7 @@ def serve(
         idle_timeout_s=idle_timeout,
         openenv_token=rl_token,
         max_per_client=max_per_client,
+        freeze_gc=True,
     )
     if token_file is not None:
         _write_secret(token_file, serve_app.control_token)

@@ -23,25 +23,32 @@ with uvicorn on the *current* event loop — the loop the episodes live on — b
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import AsyncIterator, Callable, Collection, Iterator
 from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.middleware.errors import ServerErrorMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.routing import Mount, Route
-from starlette.types import ASGIApp
+from starlette.routing import Match, Mount, Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from statebox.errors import ConfigError
 from statebox.serve._control import build_control_app
 from statebox.serve._gateway import MAX_BODY_BYTES, McpGateway
 from statebox.serve._guard import LOOPBACK_HOSTS, RequestGuard
+from statebox.serve._http import OneSendProtocol
 from statebox.serve._readiness import Readiness
 from statebox.serve._sessions import Session, SessionStore, TaskCatalog, new_secret
 
-__all__ = ["BackgroundServer", "ServeApp"]
+__all__ = ["GC_YOUNG_THRESHOLD", "BackgroundServer", "ServeApp"]
+
+GC_YOUNG_THRESHOLD = 7000
+"""Allocations between two collections of the youngest generation in ``statebox serve``
+(Python's default: 700)."""
 
 
 class ServeApp:
@@ -60,6 +67,10 @@ class ServeApp:
             never; bring-your-own-agent runs, whose sessions the runner owns).
         openenv_token: Bearer token of the OpenEnv routes (None: none, loopback only).
         max_per_client: Most live RL episodes, and WebSockets, of one peer address.
+        freeze_gc: Once the catalog is loaded, move every object then alive out of the
+            garbage collector's reach (`gc.freeze`) and collect the youngest generation
+            every `GC_YOUNG_THRESHOLD` allocations: a server process's own choice
+            (``statebox serve``), not an embedding program's.
     """
 
     def __init__(
@@ -75,7 +86,9 @@ class ServeApp:
         idle_timeout_s: float | None = None,
         openenv_token: str | None = None,
         max_per_client: int = 64,
+        freeze_gc: bool = False,
     ) -> None:
+        self._freeze_gc = freeze_gc
         self.idle_timeout_s = idle_timeout_s
         self.store = SessionStore(max_sessions)
         self.control_token = control_token or new_secret()
@@ -89,15 +102,18 @@ class ServeApp:
         routes: list[Route | Mount] = [
             Route("/health", self._health, methods=["GET"]),
             Route("/ready", self._ready, methods=["GET"]),
-            Mount("/mcp", app=self.gateway),
         ]
+        # The gateway and the control API: every episode's requests (see `_Routed`).
+        direct = [Mount("/mcp", app=self.gateway)]
+        routes += direct
         if load is not None:
             control = build_control_app(
                 self.store, lambda: self.catalog, self.control_token, self._mcp_url
             )
             # Before the mount: a probe needs no control token.
             routes.append(Route("/control/health", self._control_health, methods=["GET"]))
-            routes.append(Mount("/control", app=control))
+            direct.append(Mount("/control", app=control))
+            routes.append(direct[-1])
         if openenv:
             from statebox.serve._openenv import OpenEnvServer
 
@@ -112,7 +128,7 @@ class ServeApp:
             routes.append(Route("/openenv/ready", self._openenv_ready, methods=["GET"]))
             routes.append(Mount("/openenv", app=self._openenv.app))
         self.app: ASGIApp = RequestGuard(
-            Starlette(routes=routes, lifespan=self._lifespan),
+            _Routed(Starlette(routes=routes, lifespan=self._lifespan), direct),
             hosts,
             max_body_bytes=max_body_bytes,
         )
@@ -201,6 +217,16 @@ class ServeApp:
             raise
         if catalog.readiness:
             await self.readiness.settle(catalog.readiness)
+        if self._freeze_gc:
+            # The modules, schemas and catalog live as long as the process: left in
+            # the collector's oldest generation, every full collection traverses them
+            # all again (tens of ms each, under load every few hundred episodes).
+            gc.collect()
+            gc.freeze()
+            # Each request allocates hundreds of objects and frees nearly all of them
+            # itself; at 700 a collection ran every few requests, and promoted what
+            # was in flight to be traversed again by the older generations.
+            gc.set_threshold(GC_YOUNG_THRESHOLD, *gc.get_threshold()[1:])
         self.catalog = catalog
 
     @asynccontextmanager
@@ -225,6 +251,36 @@ class ServeApp:
                 await asyncio.gather(loading, return_exceptions=True)
             if self._built is not None:
                 await self._built.aclose()
+
+
+class _Routed:
+    """A Starlette app whose router's pick among ``direct`` mounts is called directly.
+
+    An HTTP request goes to the route the app's router would pick — the first whose
+    `matches` is a full match, with the child scope it gives — and when that route is
+    one of ``direct``, to that mount's app with only Starlette's server-error
+    middleware around it (a failure is still a 500), not the app's whole middleware
+    stack and router (about 10 µs a request, every gateway and control request of an
+    episode). Everything else (other routes, no or partial matches, lifespan,
+    WebSockets) is the Starlette app's, as before.
+    """
+
+    def __init__(self, app: Starlette, direct: Collection[Mount]) -> None:
+        self.app = app
+        self._routes = app.router.routes
+        self._direct = {id(mount): ServerErrorMiddleware(mount.app) for mount in direct}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            for route in self._routes:
+                match, child = route.matches(scope)
+                if match is Match.FULL:
+                    app = self._direct.get(id(route))
+                    if app is not None:
+                        await app({**scope, **child}, receive, send)
+                        return
+                    break
+        await self.app(scope, receive, send)
 
 
 KEEP_ALIVE_S = 75
@@ -269,6 +325,7 @@ class BackgroundServer:
             port=port,
             log_level="warning",
             lifespan="on",
+            http=OneSendProtocol,  # each response in one send(), not head and body apart
             ws=_ws_protocol(),
             ws_max_size=MAX_BODY_BYTES,
             # Small JSON frames on loopback: compressing each costs both ends more CPU

@@ -43,10 +43,12 @@ from mcp.server.lowlevel import NotificationOptions, Server
 from mcp.server.models import InitializationOptions
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
+from mcp.shared.tool_name_validation import validate_and_warn_tool_name
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
+from statebox.episode import ToolInfo
 from statebox.serve._failures import EpisodeEnded, EpisodeSystemError
 from statebox.serve._guard import read_body
 from statebox.serve._mcp_direct import direct_reply
@@ -66,6 +68,8 @@ _ENDED: tuple[str, str, ErrorClass] = (
     "the episode has ended; no more tool calls",
     "precondition_failed",
 )
+_TOOL_LISTS_MAX = 256
+"""Most tool lists a gateway keeps built (one per task served, in practice)."""
 _SYSTEM_ERROR = "the environment failed: this episode ended as a system error, not by your doing"
 
 
@@ -160,12 +164,34 @@ class McpGateway:
                 raise LookupError("no such session")
             return session
 
-        @server.list_tools()  # type: ignore[no-untyped-call, untyped-decorator]
-        async def list_tools() -> list[types.Tool]:
-            return [
-                types.Tool(name=t.name, description=t.description, inputSchema=t.input_schema)
-                for t in current().tools
-            ]
+        lists: dict[tuple[int, ...], tuple[tuple[ToolInfo, ...], types.ServerResult]] = {}
+        self._tool_lists = lists
+
+        async def handle_list(request: types.ListToolsRequest) -> types.ServerResult:
+            # What the SDK's `list_tools` handler answers, built once per set of tools: a
+            # task's every reset offers the same `ToolInfo` objects (`Episode` keeps
+            # them per tool set), so an episode's list is its task's, not rebuilt and
+            # revalidated for each. Keyed by the objects' ids; the entry holds them, so
+            # no id is reused while it is cached.
+            tools = current().tools
+            key = tuple(map(id, tools))
+            cached = lists.get(key)
+            if cached is None or any(a is not b for a, b in zip(cached[0], tools, strict=True)):
+                if len(lists) >= _TOOL_LISTS_MAX:
+                    lists.clear()
+                listed = [
+                    types.Tool(name=t.name, description=t.description, inputSchema=t.input_schema)
+                    for t in tools
+                ]
+                for tool in listed:
+                    validate_and_warn_tool_name(tool.name)  # as the SDK's handler does
+                cached = lists[key] = (
+                    tools,
+                    types.ServerResult(types.ListToolsResult(tools=listed)),
+                )
+            return cached[1]
+
+        server.request_handlers[types.ListToolsRequest] = handle_list
 
         async def call_tool(name: str, arguments: dict[str, Any]) -> types.CallToolResult:
             session = current()

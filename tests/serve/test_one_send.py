@@ -1,0 +1,174 @@
+"""`OneSendProtocol`: a complete response in one transport write, nothing held longer.
+
+uvicorn's own httptools protocol is the reference: the same requests to the same app
+give the same bytes through both; ours writes each complete response at once, sends
+a streamed body's chunks as they come, and a ``100 Continue`` before the body is read.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+import uvicorn
+from serving import auth, create, serving
+from starlette.types import Receive, Scope, Send
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.server import ServerState
+
+from statebox.serve._http import OneSendProtocol
+
+
+class FakeTransport(asyncio.Transport):
+    """A socket transport that records each write call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: Any) -> None:
+        self.writes.append(bytes(data))
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 5000), "sockname": ("127.0.0.1", 8000)}.get(name)
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def get_write_buffer_size(self) -> int:
+        return 0
+
+
+def _protocol(cls: type[HttpToolsProtocol], app: Any) -> tuple[HttpToolsProtocol, FakeTransport]:
+    config = uvicorn.Config(app, lifespan="off", log_level="warning", http=cls)
+    config.load()
+    protocol = cls(config=config, server_state=ServerState(), app_state={})
+    transport = FakeTransport()
+    protocol.connection_made(transport)
+    return protocol, transport
+
+
+async def _json_app(scope: Scope, receive: Receive, send: Send) -> None:
+    body = b'{"echo":' + ((await receive()).get("body") or b"0") + b"}"
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+REQUESTS = [
+    b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+    b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n42",
+    # Two pipelined on one connection: each answered, in order.
+    b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n1"
+    b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\n\r\n2",
+    b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    b"NOT HTTP\r\n\r\n",  # uvicorn's 400, then it closes
+]
+
+
+@pytest.mark.parametrize("request_bytes", REQUESTS)
+def test_the_same_bytes_as_uvicorns_protocol_each_response_in_one_write(
+    request_bytes: bytes,
+) -> None:
+    async def go(cls: type[HttpToolsProtocol]) -> FakeTransport:
+        protocol, transport = _protocol(cls, _json_app)
+        protocol.data_received(request_bytes)
+        for _ in range(20):
+            await asyncio.sleep(0)
+        protocol.connection_lost(None)
+        return transport
+
+    ours, theirs = asyncio.run(go(OneSendProtocol)), asyncio.run(go(HttpToolsProtocol))
+    assert b"".join(ours.writes) == b"".join(theirs.writes)
+    assert b"".join(ours.writes).startswith(b"HTTP/1.1 ")
+    answers = b"".join(ours.writes).count(b"HTTP/1.1 ")
+    assert len(ours.writes) == answers  # one write per response
+    assert len(theirs.writes) > len(ours.writes) or b"400" in ours.writes[0]
+    assert ours.closed == theirs.closed
+
+
+def test_a_streamed_body_is_sent_as_it_comes_not_held_to_its_end() -> None:
+    async def go() -> None:
+        released = asyncio.Event()
+
+        async def streaming(scope: Scope, receive: Receive, send: Send) -> None:
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"first", "more_body": True})
+            await released.wait()  # a deadlock if "first" waited for the end
+            await send({"type": "http.response.body", "body": b"last"})
+
+        protocol, transport = _protocol(OneSendProtocol, streaming)
+        protocol.data_received(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        async with asyncio.timeout(5):
+            while b"first" not in b"".join(transport.writes):
+                await asyncio.sleep(0)
+        assert b"last" not in b"".join(transport.writes)
+        released.set()
+        async with asyncio.timeout(5):
+            while not b"".join(transport.writes).endswith(b"0\r\n\r\n"):
+                await asyncio.sleep(0)
+
+    asyncio.run(go())
+
+
+def test_a_100_continue_goes_out_before_the_body_is_read() -> None:
+    async def go() -> None:
+        protocol, transport = _protocol(OneSendProtocol, _json_app)
+        protocol.data_received(
+            b"POST / HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\n"
+        )
+        async with asyncio.timeout(5):  # the client sends the body only after it
+            while b"100 Continue" not in b"".join(transport.writes):
+                await asyncio.sleep(0)
+        protocol.data_received(b"42")
+        async with asyncio.timeout(5):
+            while not b"".join(transport.writes).endswith(b'{"echo":42}'):
+                await asyncio.sleep(0)
+
+    asyncio.run(go())
+
+
+def test_a_served_episode_over_a_raw_connection() -> None:
+    # The whole app on the real server: the control API and the gateway answer over one
+    # keep-alive connection, each answer complete and in order.
+    async def go() -> None:
+        async with serving() as s:
+            info = await create(s, "toy.transfer.train.001")
+            host, port = s.url.removeprefix("http://").split(":")
+            reader, writer = await asyncio.open_connection(host, int(port))
+            path = info["mcp_url"].removeprefix(s.url)
+            body = b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}'
+            token = auth(info["mcp_token"])["Authorization"]
+            request = (
+                f"POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nAuthorization: {token}\r\n"
+                "Accept: application/json, text/event-stream\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n"
+            ).encode() + body
+            health = f"GET /health HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
+            writer.write(request + health + request)  # pipelined
+            answers = []
+            for _ in range(3):
+                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+                length = next(
+                    int(line.split(b":")[1])
+                    for line in head.split(b"\r\n")
+                    if line.lower().startswith(b"content-length:")
+                )
+                answers.append((head.split(b" ")[1], await reader.readexactly(length)))
+            writer.close()
+            assert [status for status, _ in answers] == [b"200"] * 3
+            assert answers[0] == answers[2] and b'"tools"' in answers[0][1]
+            assert answers[1][1] == b'{"status":"healthy"}'
+
+    asyncio.run(go())
