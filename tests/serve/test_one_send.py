@@ -172,3 +172,76 @@ def test_a_served_episode_over_a_raw_connection() -> None:
             assert answers[1][1] == b'{"status":"healthy"}'
 
     asyncio.run(go())
+
+
+HIGH_WATER = 64 * 1024
+CHUNK = 64 * 1024
+CHUNKS = 64
+
+
+class _SlowPeer(asyncio.Transport):
+    """A socket transport whose peer reads nothing: writes buffer, past high water it pauses."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.buffered = 0
+        self.protocol: Any = None
+        self.paused = False
+
+    def write(self, data: Any) -> None:
+        self.buffered += len(data)
+        if self.buffered > HIGH_WATER and not self.paused:
+            self.paused = True
+            self.protocol.pause_writing()
+
+    def is_closing(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 5000), "sockname": ("127.0.0.1", 8000)}.get(name)
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
+
+
+@pytest.mark.parametrize("cls", [HttpToolsProtocol, OneSendProtocol])
+def test_a_streamed_body_to_a_client_reading_nothing_waits_for_it(cls: type) -> None:
+    # Found in review: held until the loop's next step, the bytes never reached the
+    # socket transport's high-water check, so the app was never paused.
+    sent = 0
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        nonlocal sent
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        for _ in range(CHUNKS):  # awaits nothing but send, as a plain async generator
+            await send({"type": "http.response.body", "body": b"x" * CHUNK, "more_body": True})
+            sent += 1
+        await send({"type": "http.response.body", "body": b""})
+
+    async def go() -> int:
+        config = uvicorn.Config(app, lifespan="off", log_level="warning", http=cls)
+        config.load()
+        protocol = cls(config=config, server_state=ServerState(), app_state={})
+        transport = _SlowPeer()
+        transport.protocol = protocol
+        protocol.connection_made(transport)
+        protocol.data_received(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        for _ in range(20):
+            await asyncio.sleep(0.01)
+        held = protocol.transport.get_write_buffer_size()
+        for task in protocol.tasks:
+            task.cancel()
+        return held
+
+    held = asyncio.run(go())
+    # The app is held once the peer's buffer is full: a few chunks, not all 4 MiB of them.
+    assert sent <= 2, f"{sent} of {CHUNKS} chunks accepted, {held} bytes held"

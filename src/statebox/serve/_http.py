@@ -17,7 +17,10 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-__all__ = ["OneSendProtocol"]
+__all__ = ["FLUSH_AT_BYTES", "OneSendProtocol"]
+
+FLUSH_AT_BYTES = 64 * 1024
+"""Most bytes held for one send (asyncio's default write high-water mark)."""
 
 
 class _Coalescing:
@@ -28,17 +31,24 @@ class _Coalescing:
     makes it a no-op. Everything but writing and closing is the socket transport's.
     """
 
-    __slots__ = ("_loop", "_pending", "transport")
+    __slots__ = ("_held", "_loop", "_pending", "transport")
 
     def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
         self.transport = transport
         self._loop = loop
         self._pending: list[bytes] = []
+        self._held = 0
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
         if not self._pending:
             self._loop.call_soon(self.flush)
         self._pending.append(bytes(data))
+        self._held += len(data)
+        if self._held >= FLUSH_AT_BYTES:
+            # Past this the socket transport must see the bytes, so that its high-water
+            # check pauses an app streaming to a client that reads nothing (found in
+            # review: held here, a whole streamed body piled up in memory).
+            self.flush()
 
     def writelines(self, chunks: Any) -> None:
         for chunk in chunks:
@@ -49,6 +59,7 @@ class _Coalescing:
         if self._pending:
             data = self._pending[0] if len(self._pending) == 1 else b"".join(self._pending)
             self._pending = []
+            self._held = 0
             self.transport.write(data)
 
     def get_write_buffer_size(self) -> int:
