@@ -263,6 +263,24 @@ def test_one_client_cannot_hold_more_websockets_than_its_share() -> None:
     asyncio.run(go())
 
 
+def test_a_client_cannot_name_itself_another_peer_to_pass_its_share() -> None:
+    # Found in review: uvicorn trusted X-Forwarded-For from 127.0.0.1, so one local
+    # client sending a new address each time held as many WebSockets as it liked.
+    async def go() -> None:
+        async with serving(openenv=True, max_per_client=2) as s:
+            ws = s.url.replace("http://", "ws://") + "/openenv/ws"
+
+            def claiming(n: int) -> Any:
+                return connect(ws, additional_headers={"X-Forwarded-For": f"10.0.0.{n}"})
+
+            async with claiming(1), claiming(2):
+                with pytest.raises(Exception, match=r"403|1013"):
+                    async with claiming(3) as third, asyncio.timeout(5):
+                        await third.recv()
+
+    asyncio.run(go())
+
+
 @pytest.mark.parametrize("path", ["/mcp/", "/mcp/abc", "/mcp", "/control", "/health", "/nope"])
 def test_a_websocket_to_a_path_without_one_is_refused_and_logs_nothing(
     path: str, caplog: pytest.LogCaptureFixture

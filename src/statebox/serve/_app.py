@@ -327,6 +327,10 @@ class BackgroundServer:
             lifespan="on",
             http=OneSendProtocol,  # each response in one send(), not head and body apart
             ws=_ws_protocol(),
+            # No X-Forwarded-For: the server binds loopback with no proxy in front, and
+            # uvicorn trusts that header from 127.0.0.1, so any local client could name
+            # itself another peer and step around the per-client limits.
+            proxy_headers=False,
             ws_max_size=MAX_BODY_BYTES,
             # Small JSON frames on loopback: compressing each costs both ends more CPU
             # than it saves (bench/transport.py's OpenEnv WebSocket row).
