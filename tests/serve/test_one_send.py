@@ -50,11 +50,13 @@ class FakeTransport(asyncio.Transport):
         return 0
 
 
-def _protocol(cls: type[HttpToolsProtocol], app: Any) -> tuple[HttpToolsProtocol, FakeTransport]:
+def _protocol(
+    cls: type[HttpToolsProtocol], app: Any, transport: FakeTransport | None = None
+) -> tuple[HttpToolsProtocol, FakeTransport]:
     config = uvicorn.Config(app, lifespan="off", log_level="warning", http=cls)
     config.load()
     protocol = cls(config=config, server_state=ServerState(), app_state={})
-    transport = FakeTransport()
+    transport = transport or FakeTransport()
     protocol.connection_made(transport)
     return protocol, transport
 
@@ -179,7 +181,7 @@ CHUNK = 64 * 1024
 CHUNKS = 64
 
 
-class _SlowPeer(asyncio.Transport):
+class _SlowPeer(FakeTransport):
     """A socket transport whose peer reads nothing: writes buffer, past high water it pauses."""
 
     def __init__(self) -> None:
@@ -193,21 +195,6 @@ class _SlowPeer(asyncio.Transport):
         if self.buffered > HIGH_WATER and not self.paused:
             self.paused = True
             self.protocol.pause_writing()
-
-    def is_closing(self) -> bool:
-        return False
-
-    def close(self) -> None:
-        pass
-
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return {"peername": ("127.0.0.1", 5000), "sockname": ("127.0.0.1", 8000)}.get(name)
-
-    def pause_reading(self) -> None:
-        pass
-
-    def resume_reading(self) -> None:
-        pass
 
     def get_write_buffer_size(self) -> int:
         return self.buffered
@@ -228,12 +215,9 @@ def test_a_streamed_body_to_a_client_reading_nothing_waits_for_it(cls: type) -> 
         await send({"type": "http.response.body", "body": b""})
 
     async def go() -> int:
-        config = uvicorn.Config(app, lifespan="off", log_level="warning", http=cls)
-        config.load()
-        protocol = cls(config=config, server_state=ServerState(), app_state={})
-        transport = _SlowPeer()
-        transport.protocol = protocol
-        protocol.connection_made(transport)
+        peer = _SlowPeer()
+        protocol, _ = _protocol(cls, app, peer)
+        peer.protocol = protocol
         protocol.data_received(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         for _ in range(20):
             await asyncio.sleep(0.01)
