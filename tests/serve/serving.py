@@ -84,3 +84,14 @@ def text_of(result: Any) -> str:
 
 def error_kind(result: Any) -> str:
     return str(json.loads(text_of(result))["error"]["kind"])
+
+
+async def read_response(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
+    """(status, body) of the next HTTP/1.1 response on a raw connection (Content-Length)."""
+    head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+    length = next(
+        int(line.split(b":")[1])
+        for line in head.split(b"\r\n")
+        if line.lower().startswith(b"content-length:")
+    )
+    return head.split(b" ")[1], await reader.readexactly(length)

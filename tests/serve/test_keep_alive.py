@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from serving import serving
+from serving import read_response, serving
 
 pytestmark = pytest.mark.slow
 
@@ -27,13 +27,7 @@ def test_an_idle_connection_is_still_served_after_five_seconds() -> None:
                 await asyncio.sleep(pause)
                 writer.write(request)
                 await writer.drain()
-                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
-                length = next(
-                    int(line.split(b":")[1])
-                    for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                )
-                answers.append((head.split(b" ")[1], await reader.readexactly(length)))
+                answers.append(await read_response(reader))
             writer.close()
             assert answers == [(b"200", b'{"status":"healthy"}')] * 2
 

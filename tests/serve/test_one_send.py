@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import uvicorn
-from serving import auth, create, serving
+from serving import auth, create, read_response, serving
 from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
@@ -161,13 +161,7 @@ def test_a_served_episode_over_a_raw_connection() -> None:
             writer.write(request + health + request)  # pipelined
             answers = []
             for _ in range(3):
-                head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
-                length = next(
-                    int(line.split(b":")[1])
-                    for line in head.split(b"\r\n")
-                    if line.lower().startswith(b"content-length:")
-                )
-                answers.append((head.split(b" ")[1], await reader.readexactly(length)))
+                answers.append(await read_response(reader))
             writer.close()
             assert [status for status, _ in answers] == [b"200"] * 3
             assert answers[0] == answers[2] and b'"tools"' in answers[0][1]
