@@ -33,7 +33,7 @@ that would outlive the session.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from typing import Any
@@ -49,6 +49,7 @@ from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
 from statebox.episode import ToolInfo
+from statebox.serve._by_identity import ByIdentity
 from statebox.serve._failures import EpisodeEnded, EpisodeSystemError
 from statebox.serve._guard import read_body
 from statebox.serve._mcp_direct import direct_reply
@@ -164,32 +165,23 @@ class McpGateway:
                 raise LookupError("no such session")
             return session
 
-        lists: dict[tuple[int, ...], tuple[tuple[ToolInfo, ...], types.ServerResult]] = {}
+        lists: ByIdentity[types.ServerResult] = ByIdentity(_TOOL_LISTS_MAX)
         self._tool_lists = lists
 
+        def build_list(tools: Sequence[ToolInfo]) -> types.ServerResult:
+            listed = [
+                types.Tool(name=t.name, description=t.description, inputSchema=t.input_schema)
+                for t in tools
+            ]
+            for tool in listed:
+                validate_and_warn_tool_name(tool.name)  # as the SDK's handler does
+            return types.ServerResult(types.ListToolsResult(tools=listed))
+
         async def handle_list(request: types.ListToolsRequest) -> types.ServerResult:
-            # What the SDK's `list_tools` handler answers, built once per set of tools: a
-            # task's every reset offers the same `ToolInfo` objects (`Episode` keeps
-            # them per tool set), so an episode's list is its task's, not rebuilt and
-            # revalidated for each. Keyed by the objects' ids; the entry holds them, so
-            # no id is reused while it is cached.
+            # What the SDK's `list_tools` handler answers, built once per set of tools: an
+            # episode's list is its task's, not rebuilt and revalidated for each.
             tools = current().tools
-            key = tuple(map(id, tools))
-            cached = lists.get(key)
-            if cached is None or any(a is not b for a, b in zip(cached[0], tools, strict=True)):
-                if len(lists) >= _TOOL_LISTS_MAX:
-                    lists.clear()
-                listed = [
-                    types.Tool(name=t.name, description=t.description, inputSchema=t.input_schema)
-                    for t in tools
-                ]
-                for tool in listed:
-                    validate_and_warn_tool_name(tool.name)  # as the SDK's handler does
-                cached = lists[key] = (
-                    tools,
-                    types.ServerResult(types.ListToolsResult(tools=listed)),
-                )
-            return cached[1]
+            return lists.get(tools, lambda: build_list(tools))
 
         server.request_handlers[types.ListToolsRequest] = handle_list
 

@@ -70,6 +70,7 @@ from statebox.episode import Action as EpisodeAction
 from statebox.episode import CallTool, End, MessageUser, ToolInfo
 from statebox.episode import Observation as EpisodeObservation
 from statebox.serve import _openenv_import
+from statebox.serve._by_identity import ByIdentity
 from statebox.serve._failures import EpisodeSystemError
 from statebox.serve._openenv_mcp import (
     EpisodeToolClient,
@@ -411,25 +412,18 @@ def _mode(s: Session) -> dict[str, Any]:
     return out
 
 
-_TOOL_JSON: dict[int, tuple[ToolInfo, bytes]] = {}
-_TOOL_JSON_MAX = 4096
+_TOOL_JSON: ByIdentity[bytes] = ByIdentity(4096)
 
 
 def _tool_json(info: ToolInfo) -> dict[str, Any]:
     """A tool's wire form, its JSON text kept per `ToolInfo` object.
 
-    ToolInfos are frozen and a task's every reset offers the same ones; the object is
-    held so that its id cannot name another. Each call decodes the text afresh (in C,
-    cheaper than `model_dump`): an observation's tools are its own, so editing one
-    episode's tool schema cannot reach another's.
+    Each call decodes the text afresh (in C, cheaper than `model_dump`): an
+    observation's tools are its own, so editing one episode's tool schema cannot reach
+    another's.
     """
-    cached = _TOOL_JSON.get(id(info))
-    if cached is None or cached[0] is not info:
-        if len(_TOOL_JSON) >= _TOOL_JSON_MAX:
-            _TOOL_JSON.clear()
-        text = pydantic_core.to_json(info.model_dump(mode="json"))
-        cached = _TOOL_JSON[id(info)] = (info, text)
-    out: dict[str, Any] = pydantic_core.from_json(cached[1])
+    text = _TOOL_JSON.get((info,), lambda: pydantic_core.to_json(info.model_dump(mode="json")))
+    out: dict[str, Any] = pydantic_core.from_json(text)
     return out
 
 
