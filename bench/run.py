@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import functools
 import json
 import os
 import sqlite3
@@ -214,6 +213,13 @@ class _CountingPool(WorldPool):
         return conn
 
 
+class _KeepsNothing(_CountingPool):
+    """A counting pool that keeps no connection, whatever limit its owner asks for."""
+
+    def __init__(self, limit: int = 16) -> None:
+        super().__init__(0)
+
+
 def _pool_counts() -> tuple[int, int]:
     """Fresh and reused world clones so far, over the pools the running campaign made."""
     made = _CountingPool.made
@@ -237,7 +243,7 @@ def bench_campaign(
     tasks = registry.suite(suite)[:limit]
     stamps = TrialStamps()
     _CountingPool.made.clear()
-    pool = _CountingPool if reuse_worlds else functools.partial(_CountingPool, 0)
+    pool = _CountingPool if reuse_worlds else _KeepsNothing
     with tempfile.TemporaryDirectory() as tmp, _pool_class(pool):
         out = Path(tmp) / "run"
         campaign = Campaign(

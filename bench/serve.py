@@ -33,6 +33,10 @@ loop, judged the same way). Printed per level:
 - reset p50 staggered (labelled so; not the target's burst): the same held sessions
   play a second episode, session i resetting ``i * --stagger-s / N`` seconds after the
   first, so resets arrive spread evenly over ``--stagger-s`` seconds;
+- the next batch: the held sessions then play a third episode, all reset at once
+  again (a trainer's next batch, its worlds' connections back in the server's pool
+  from the batches before): reset p50 from that burst's start, the server's CPU per
+  action over it and its success share;
 - steps per second (reset and steps, all sessions) both ways, their ratio, and the
   per-step overhead ``1/rate_ws - 1/rate_inproc`` in ms (target ≤ 1 ms at 256). The
   client's own CPU is in the WebSocket figure: the overhead is an upper bound;
@@ -276,10 +280,37 @@ async def _client(
         for t in pending2:
             t.cancel()
         errors += sorted({repr(t.exception())[:120] for t in done2 if t.exception() is not None})
+    # The next batch: every held session resets at once again, as a trainer's next
+    # GRPO batch does; the worlds the first batch closed are there to be reused.
+    again: list[float] = []
+    steps2: list[float] = []
+    again_cpu = 0.0
+    again_ok = 0
+    if not pending:
+
+        async def next_batch(env: Any) -> None:
+            nonlocal again_ok
+            await env.reset()
+            again.append(time.perf_counter() - burst2)
+            passed = await env.play(steps2)
+            again_ok += passed
+
+        cpu2 = _cpu_s(server_pid)
+        burst2 = time.perf_counter()
+        done3, pending3 = await asyncio.wait(
+            [asyncio.create_task(next_batch(env)) for env in envs], timeout=timeout_s
+        )
+        again_cpu = _cpu_s(server_pid) - cpu2
+        for t in pending3:
+            t.cancel()
+        errors += sorted({repr(t.exception())[:120] for t in done3 if t.exception() is not None})
     for env in envs:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(env.close(), 5)
     return {
+        "next_batch_reset_p50_ms": _p50_ms(again),
+        "next_batch_server_cpu_ms_per_action": again_cpu * 1000 / max(1, len(again) + len(steps2)),
+        "next_batch_succeeded": again_ok,
         "client": kind,
         "sessions": n,
         "held": held,
@@ -657,7 +688,11 @@ def _print(
             f"{'':<24} in-process reset alone p50 {inproc['reset_alone_p50_ms']:.2f} ms; "
             f"staggered (resets spread over {ws['stagger_s']:.1f} s, not a burst): "
             f"reset p50 {ws['staggered_reset_p50_ms']:.1f} ms, "
-            f"success {ws['staggered_succeeded'] / n:.3f}"
+            f"success {ws['staggered_succeeded'] / n:.3f}; the next batch (all reset at once "
+            f"again, the first batch's worlds closed): reset p50 "
+            f"{ws['next_batch_reset_p50_ms']:.1f} ms, server CPU "
+            f"{ws['next_batch_server_cpu_ms_per_action']:.3f} ms per action, success "
+            f"{ws['next_batch_succeeded'] / n:.3f}"
         )
         if ws["errors"]:
             print(f"{'':<24} errors: {ws['errors']}")

@@ -247,6 +247,10 @@ def test_serve_bench_client_counts_every_session_burst_and_staggered() -> None:
     assert (r["held"], r["succeeded"], r["staggered_succeeded"]) == (5, 5, 5)
     assert r["actions"] == 5 * 4 and r["errors"] == []
     assert r["staggered_reset_p50_ms"] > 0
+    # The next batch: every session reset at once again and played through.
+    assert r["next_batch_succeeded"] == 5 and r["next_batch_reset_p50_ms"] > 0
+    # /proc counts CPU in clock ticks: a 5-session batch may read 0 (structure, not speed).
+    assert r["next_batch_server_cpu_ms_per_action"] >= 0
 
 
 def test_serve_bench_lean_client_checks_every_reply_and_fails_a_wrong_one(
@@ -284,7 +288,8 @@ def test_serve_bench_lean_client_checks_every_reply_and_fails_a_wrong_one(
         4,
         4,
     )
-    assert ok["actions"] == 4 * 4 and ok["errors"] == []
+    assert ok["actions"] == 4 * 4 and ok["errors"] == [] and ok["next_batch_succeeded"] == 4
+    assert wrong["next_batch_succeeded"] == 0
     # The server still ends each episode with reward 1.0; the wrong output fails them all.
     assert (wrong["held"], wrong["succeeded"]) == (3, 0)
     assert wrong["errors"] and all(e.startswith('WrongAnswer("step 1:') for e in wrong["errors"])
@@ -309,6 +314,7 @@ def test_serve_bench_lean_client_fails_an_episode_whose_verdict_does_not_pass(
 
     r = asyncio.run(go())
     assert (r["held"], r["succeeded"], r["errors"], r["actions"]) == (2, 0, [], 2 * 3)
+    assert r["next_batch_succeeded"] == 0
 
 
 def test_transport_first_call_holds_the_clients_tools_list_and_steps_do_not(

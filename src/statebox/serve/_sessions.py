@@ -97,6 +97,10 @@ Mode = Literal["training", "evaluation"]
 """What an episode is for: ``training`` (a train task) or ``evaluation``."""
 
 
+SERVE_WORLD_POOL = 256
+"""Idle world connections a server keeps: a GRPO batch of 256 episodes reuses every one."""
+
+
 class TaskCatalog:
     """The tasks a server may serve, with their domains, judges and one world cache.
 
@@ -115,6 +119,11 @@ class TaskCatalog:
             with this reason; None: train tasks may be trained on.
         readiness: Probes that must pass before the catalog serves (`Readiness`).
         aclose: Stops the external environments (after their live sessions).
+        world_pool: Idle world connections kept for reuse (`WorldCache`). A trainer's
+            batch opens and closes hundreds of episodes at once; with fewer kept, each
+            batch after the first clones most of its worlds afresh and pays the schema
+            parse again in its first step. Each idle one holds its task's database
+            (retail's is 404 KiB): at most about 0.2 GB at 256.
 
     Raises:
         ConfigError: Two tasks share an id, or a task's domain is missing.
@@ -131,8 +140,9 @@ class TaskCatalog:
         evaluation_only: str | None = None,
         readiness: Sequence[Probe] = (),
         aclose: Callable[[], Awaitable[None]] | None = None,
+        world_pool: int = SERVE_WORLD_POOL,
     ) -> None:
-        self.worlds = WorldCache()
+        self.worlds = WorldCache(pool_limit=world_pool)
         self.limits = limits or Limits()
         self.policy_mode = policy_mode
         self.evaluation_only = evaluation_only

@@ -17,15 +17,21 @@ __all__ = ["WorldCache"]
 
 
 class WorldCache:
-    """Builds each task's world template once and clones it per trial."""
+    """Builds each task's world template once and clones it per trial.
 
-    def __init__(self) -> None:
+    Args:
+        pool_limit: Idle world connections kept for reuse, over all templates
+            (`WorldPool`); a world closed beyond it is closed for good, and the next
+            clone of its template pays the deserialise and the schema parse again.
+    """
+
+    def __init__(self, pool_limit: int = 16) -> None:
         # Keyed by (domain, task id) and checked against the task itself, so an edited
         # task with the same id is rebuilt rather than served stale.
         self._templates: dict[tuple[str, str], tuple[Task, WorldTemplate]] = {}
         self._states: dict[tuple[str, str], tuple[Task, State]] = {}
         self._base_states: dict[str, State] = {}
-        self._pool = WorldPool()
+        self._pool = WorldPool(pool_limit)
 
     def template(self, domain: Domain, task: Task) -> WorldTemplate:
         """The task's template: domain seed plus the task's initial-state patch.
