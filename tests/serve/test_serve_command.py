@@ -48,6 +48,37 @@ def test_statebox_serve_answers_on_loopback_with_its_token(tmp_path: Path) -> No
         proc.wait(10)
 
 
+def test_a_task_file_that_does_not_load_is_named_on_stderr(tmp_path: Path) -> None:
+    # Before, the server printed its banner and nothing else: the error was /ready's only.
+    (tmp_path / "bad.yaml").write_text("- id: toy.bad.001\n  domain: toy\n  split: train\n")
+    cmd = [str(STATEBOX), "serve", "--tasks", str(tmp_path), "--domain", TOY_REF]
+    proc = subprocess.Popen(
+        [*cmd, "--port", "0", "--no-openenv"], stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stderr is not None
+        lines: list[str] = []
+        while len(lines) < 50 and not (lines and lines[-1].startswith("statebox serve: ")):
+            line = proc.stderr.readline()
+            assert line, f"stderr ended without the load error: {lines}"
+            lines.append(line)
+        error = lines[-1]
+        assert error.startswith("statebox serve: the tasks did not load, /ready answers not ready:")
+        assert "bad.yaml" in error and "toy.bad.001" in error and "Traceback" not in error
+        # The load runs beside start-up, so the error may come before the banner or after.
+        while not any(line.startswith("statebox serve on ") for line in lines):
+            line = proc.stderr.readline()
+            assert line and len(lines) < 50, f"stderr ended without the banner: {lines}"
+            lines.append(line)
+        banner = next(line for line in lines if line.startswith("statebox serve on "))
+        url = banner.split()[-1]
+        ready = httpx.get(url + "/ready").json()
+        assert ready["ready"] is False and ready["error"] in error
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
 def test_max_per_client_reaches_the_app(monkeypatch: pytest.MonkeyPatch) -> None:
     # A trainer on one host opens num_generations x batch sessions from one address.
     import statebox.serve

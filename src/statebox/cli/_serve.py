@@ -247,6 +247,12 @@ def serve(
         openenv_token=rl_token,
         max_per_client=max_per_client,
         freeze_gc=True,
+        on_load_error=lambda error: err_console.print(
+            f"statebox serve: the tasks did not load, /ready answers not ready: {error}",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,  # one line, however long: off a terminal rich folds at 200
+        ),
     )
     if token_file is not None:
         _write_secret(token_file, serve_app.control_token)

@@ -71,6 +71,9 @@ class ServeApp:
             garbage collector's reach (`gc.freeze`) and collect the youngest generation
             every `GC_YOUNG_THRESHOLD` allocations: a server process's own choice
             (``statebox serve``), not an embedding program's.
+        on_load_error: Called with the error when the catalog fails to load (``/ready``
+            reports it too): ``statebox serve`` prints it, so a bad task file is not
+            left to be found by polling.
     """
 
     def __init__(
@@ -87,8 +90,10 @@ class ServeApp:
         openenv_token: str | None = None,
         max_per_client: int = 64,
         freeze_gc: bool = False,
+        on_load_error: Callable[[str], None] | None = None,
     ) -> None:
         self._freeze_gc = freeze_gc
+        self._on_load_error = on_load_error
         self.idle_timeout_s = idle_timeout_s
         self.store = SessionStore(max_sessions)
         self.control_token = control_token or new_secret()
@@ -214,6 +219,8 @@ class ServeApp:
             await asyncio.to_thread(catalog.preload)
         except Exception as exc:  # reported on /ready, and raised for the log
             self.load_error = f"{type(exc).__name__}: {exc}"
+            if self._on_load_error is not None:
+                self._on_load_error(self.load_error)
             raise
         if catalog.readiness:
             await self.readiness.settle(catalog.readiness)
