@@ -1,7 +1,7 @@
 """OpenEnv WebSocket sessions at scale, as ratios against the in-process Episode (printed).
 
 Usage: python bench/serve.py [--levels 256,512] [--gateway 0] [--clients openenv,lean]
-       [--per-message N] [--statebox PATH[,PATH...]] [--rounds 1]
+       [--per-message N] [--statebox PATH[,PATH...]] [--rounds 1] [--no-floors]
 
 The server is ``statebox serve --openenv`` in its own process; the load client is a
 second process (this script with ``--client``), so neither's CPU is the other's, though
@@ -57,6 +57,15 @@ loaded) and to the first reset answered over the WebSocket, beside two baselines
 started in the same run: the bare interpreter (``python -c pass``) and ``python -c
 "import statebox"``; and ``statebox serve --help`` against the same baselines.
 
+The floors (left out with ``--no-floors``): each round, after the statebox servers,
+bench/serve_floor.py's two servers (openenv's own handler over an environment that only
+replays, and a bare uvicorn WebSocket app) answer the lean client at every level with
+the replies ``statebox serve`` gave (recorded once, from one episode), so every check
+still passes. A last line per level gives each server's burst and next-batch reset p50
+(medians over rounds) and openenv's floor plus the in-process Episode's own burst: one
+event loop does both, so that sum is what a server on openenv's handler could reach
+doing statebox's work.
+
 ``--gateway N`` also runs bench/gateway.py's MCP-gateway episode at N concurrent
 episodes against the same server, with both of its load clients (the official MCP
 client and the lean one, each in its own process), beside the in-process episodes/s of
@@ -78,6 +87,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+import serve_floor
 
 ROOT = Path(__file__).resolve().parents[1]
 TASK = "toy.transfer.train.001"
@@ -547,6 +558,22 @@ def _serve(statebox: str, tmp: Path) -> tuple[subprocess.Popen[str], str, dict[s
     return server, url, start
 
 
+FLOORS = {"openenv": "floor: openenv, no env", "uvicorn": "floor: bare uvicorn"}
+"""bench/serve_floor.py's servers, by kind, and their rows' server labels."""
+
+
+def _floor_server(kind: str, replies: Path) -> tuple[subprocess.Popen[str], str]:
+    """Start bench/serve_floor.py's ``kind`` server (its own process); its URL."""
+    cmd = [sys.executable, str(ROOT / "bench" / "serve_floor.py"), "--kind", kind]
+    server = subprocess.Popen([*cmd, "--replies", str(replies)], stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    url = server.stdout.readline().strip()
+    if not url.startswith("http://127.0.0.1:"):
+        server.kill()
+        raise RuntimeError(f"floor server {kind} did not start: {url!r}")
+    return server, url
+
+
 def main(
     levels: list[int],
     timeout_s: float,
@@ -556,6 +583,7 @@ def main(
     servers: list[str],
     rounds: int,
     per_message_n: int,
+    floors: bool = True,
 ) -> None:
     base = start_baselines()
     want = _expected()
@@ -565,12 +593,17 @@ def main(
     starts: list[dict[str, Any]] = []
     gw = None
     with tempfile.TemporaryDirectory() as tmp:
+        replies = Path(tmp) / "replies.json"
         for r in range(rounds):
             for statebox in servers:
                 server, url, start = _serve(statebox, Path(tmp))
                 token = start.pop("token")
                 starts.append(start | {"server": statebox, "round": r})
                 try:
+                    if floors and not replies.exists():
+                        ws_url = url.replace("http://", "ws://", 1) + "/openenv/ws"
+                        recorded = asyncio.run(serve_floor.record(ws_url, *_frames()))
+                        replies.write_text(json.dumps(recorded))
                     if per_message_n:
                         pm = _per_message_process(url + "/openenv", per_message_n, server.pid, want)
                         per.append(pm | {"server": statebox, "round": r})
@@ -586,9 +619,25 @@ def main(
                 finally:
                     server.terminate()
                     server.wait(10)
+            # The floors in the same round, with the lean client (the one whose own cost
+            # is small), answering with the replies statebox gave.
+            for kind, label in FLOORS.items() if floors else ():
+                floor, url = _floor_server(kind, replies)
+                try:
+                    for n in levels:
+                        ws = _load_client(url, n, timeout_s, floor.pid, stagger_s, "lean", want)
+                        inproc = asyncio.run(_in_process(n))
+                        rows.append(_row(ws, inproc) | {"server": label, "round": r})
+                finally:
+                    floor.terminate()
+                    floor.wait(10)
     load1 = os.getloadavg()
     _print(base, starts, rows, per, gw, load0, load1)
     print(json.dumps({"levels": rows, "per_message": per, "gateway": gw, "start": starts}))
+
+
+def _frames() -> tuple[bytes, list[bytes]]:
+    return _RESET_FRAME, _STEP_FRAMES
 
 
 def _per_message_process(url: str, episodes: int, pid: int, want: Any) -> dict[str, Any]:
@@ -696,6 +745,7 @@ def _print(
         )
         if ws["errors"]:
             print(f"{'':<24} errors: {ws['errors']}")
+    _print_floors(rows)
     if gw is not None:
         for client, g in gw["clients"].items():
             ratio = g["episodes_per_s"] / gw["in_process_episodes_per_s"]
@@ -706,6 +756,58 @@ def _print(
                 f"{g['tool_call_p50_ms']:.1f} ms, passed {g['passed_share']:.3f}; CPU per "
                 f"episode: server {g['server_cpu_ms_per_episode']:.1f} ms, load client "
                 f"{g['client_cpu_ms_per_episode']:.1f} ms"
+            )
+
+
+RESET_TARGET_MS = 20.0
+"""#18's target for the burst reset p50 at 256 sessions."""
+
+
+def floor_summary(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per level with floor rows: each server's median burst and next-batch reset p50.
+
+    Only lean-client rows count (the floors are played by the lean client alone), each
+    figure the median over rounds; ``in_process`` is the Episode's own burst on one loop.
+    """
+    out = []
+    for n in sorted({row["sessions"] for row in rows}):
+        mine = [row for row in rows if row["sessions"] == n and row["ws"]["client"] == "lean"]
+        labels = list(dict.fromkeys(str(row["server"]) for row in mine))
+        if not set(FLOORS.values()) & set(labels):
+            continue
+        med = {
+            label: (
+                statistics.median(r["ws"]["reset_p50_ms"] for r in mine if r["server"] == label),
+                statistics.median(
+                    r["ws"]["next_batch_reset_p50_ms"] for r in mine if r["server"] == label
+                ),
+            )
+            for label in labels
+        }
+        inproc = statistics.median(r["in_process"]["reset_p50_ms"] for r in mine)
+        rounds = len({r["round"] for r in mine})
+        out.append({"sessions": n, "rounds": rounds, "reset_p50_ms": med, "in_process": inproc})
+    return out
+
+
+def _print_floors(rows: list[dict[str, Any]]) -> None:
+    for level in floor_summary(rows):
+        n, med, inproc = level["sessions"], level["reset_p50_ms"], level["in_process"]
+        cells = [
+            f"{label} {burst:.1f} ms (next batch {nxt:.1f})" for label, (burst, nxt) in med.items()
+        ]
+        print(
+            f"burst reset p50 at {n} sessions, lean client, median of {level['rounds']} "
+            f"round(s) (target at 256: {RESET_TARGET_MS:.0f} ms): " + "; ".join(cells)
+        )
+        floor = med.get(FLOORS["openenv"])
+        if floor is not None:
+            # One event loop does both the stack's work and the Episode's, reset by reset.
+            print(
+                f"{'':<24} the Episode's own burst on one loop {inproc:.1f} ms; openenv's "
+                f"floor plus that {floor[0] + inproc:.1f} ms (next batch "
+                f"{floor[1] + inproc:.1f}): what a server on openenv's handler could reach "
+                f"doing statebox's work"
             )
 
 
@@ -760,6 +862,11 @@ if __name__ == "__main__":
         metavar="N",
         help="also CPU per message kind over N sequential lean episodes",
     )
+    parser.add_argument(
+        "--no-floors",
+        action="store_true",
+        help="leave out the floor servers (bench/serve_floor.py) run beside statebox's",
+    )
     parser.add_argument("--client", help=argparse.SUPPRESS)
     parser.add_argument("--client-kind", default="openenv", help=argparse.SUPPRESS)
     parser.add_argument("--expected", help=argparse.SUPPRESS)
@@ -785,4 +892,5 @@ if __name__ == "__main__":
             ns.statebox.split(","),
             ns.rounds,
             ns.per_message,
+            not ns.no_floors,
         )

@@ -317,6 +317,87 @@ def test_serve_bench_lean_client_fails_an_episode_whose_verdict_does_not_pass(
     assert r["next_batch_succeeded"] == 0
 
 
+def test_serve_floors_answer_the_lean_client_with_the_replies_statebox_gave() -> None:
+    # A floor that answered anything else would be measuring another protocol: the lean
+    # client checks every reply, and each floor must send back statebox's own texts.
+    import serve_floor
+    from serving import serving
+
+    from statebox.serve import BackgroundServer
+
+    bench = _serve_bench()
+    want = bench._expected()
+
+    async def go() -> tuple[list[str], dict[str, Any]]:
+        async with serving(openenv=True) as s:
+            ws = s.url.replace("http://", "ws://", 1) + "/openenv/ws"
+            replies = await serve_floor.record(ws, *bench._frames())
+        out: dict[str, Any] = {}
+        for kind, app in (
+            ("openenv", serve_floor.openenv_app(replies)),
+            ("uvicorn", serve_floor.uvicorn_app(replies)),
+        ):
+            async with BackgroundServer(app) as floor:
+                again = await serve_floor.record(
+                    floor.url.replace("http://", "ws://", 1) + "/ws", *bench._frames()
+                )
+                row = await bench._client(floor.url, 4, 30.0, os.getpid(), 0.05, "lean", want)
+            out[kind] = (again, row)
+        return replies, out
+
+    replies, out = asyncio.run(go())
+    assert len(replies) == 1 + len(bench.STEPS)
+    assert json.loads(replies[-1])["data"]["metadata"]["verdict"]["passed"] is True
+    for kind, (again, row) in out.items():
+        assert [json.loads(r) for r in again] == [json.loads(r) for r in replies], kind
+        assert (row["held"], row["succeeded"], row["errors"]) == (4, 4, []), kind
+        assert (row["staggered_succeeded"], row["next_batch_succeeded"]) == (4, 4), kind
+
+
+def test_serve_openenv_floor_refuses_replies_openenv_would_not_send_back() -> None:
+    import serve_floor
+    from openenv.core.env_server.serialization import serialize_observation
+
+    from statebox.serve import StateboxObservation
+
+    obs = StateboxObservation(kind="start", episode_id="e", task_id="t", reward=1.0)
+    reply = {"type": "observation", "data": serialize_observation(obs)}
+    serve_floor.openenv_app([json.dumps(reply)])  # what openenv sends: accepted
+    reply["data"]["reward"] = "1.0"  # read back as the number, so sent as another text
+    with pytest.raises(ValueError, match="openenv would send"):
+        serve_floor.openenv_app([json.dumps(reply)])
+
+
+def test_serve_floor_summary_takes_each_servers_median_over_rounds() -> None:
+    bench = _serve_bench()
+
+    def row(server: str, rnd: int, burst: float, nxt: float, inproc: float) -> dict[str, Any]:
+        ws = {"client": "lean", "reset_p50_ms": burst, "next_batch_reset_p50_ms": nxt}
+        return {
+            "sessions": 256,
+            "server": server,
+            "round": rnd,
+            "ws": ws,
+            "in_process": {"reset_p50_ms": inproc},
+        }
+
+    floor = bench.FLOORS["openenv"]
+    rows = [
+        row("sb", 0, 70.0, 30.0, 10.0),
+        row(floor, 0, 21.0, 25.0, 12.0),
+        row("sb", 1, 90.0, 40.0, 14.0),
+        row(floor, 1, 19.0, 23.0, 16.0),
+        row("sb", 2, 80.0, 35.0, 20.0),
+        row(floor, 2, 30.0, 24.0, 18.0),
+        # A level without floor rows has nothing to compare: left out.
+        {**row("sb", 0, 1.0, 1.0, 1.0), "sessions": 512},
+    ]
+    (level,) = bench.floor_summary(rows)
+    assert (level["sessions"], level["rounds"]) == (256, 3)
+    assert level["reset_p50_ms"] == {"sb": (80.0, 35.0), floor: (21.0, 24.0)}
+    assert level["in_process"] == 15.0
+
+
 def test_transport_first_call_holds_the_clients_tools_list_and_steps_do_not(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
