@@ -127,6 +127,32 @@ def test_query_is_read_only_and_resets(world: World) -> None:
     assert balance(world, "A2") == 1
 
 
+def test_a_repeated_query_sets_no_pragma(world: World) -> None:
+    # A flag pragma expires every statement the connection has prepared: a check run on
+    # every trial must not make a pooled world prepare all its tools' SQL again.
+    sql = "SELECT owner FROM accounts WHERE id = ?"
+    assert world.query(sql, ["A1"]) == [{"owner": "Ada Example"}]
+    ran: list[str] = []
+    world.conn.set_trace_callback(ran.append)
+    try:
+        assert world.query(sql, ["A2"]) == [{"owner": "Bo Example"}]
+    finally:
+        world.conn.set_trace_callback(None)
+    assert ran == ["SELECT owner FROM accounts WHERE id = 'A2'"]
+
+
+def test_a_write_is_refused_every_time_even_one_that_changes_no_row(world: World) -> None:
+    before = world.state()
+    for sql in ("UPDATE accounts SET balance = 0 WHERE id = 'nope'", "UPDATE accounts SET balance = 0"):
+        for _ in range(2):  # never remembered as read-only
+            with pytest.raises(sqlite3.Error, match="readonly"):
+                world.query(sql)
+    assert world.state() == before
+    with world.transaction() as tx:
+        tx.update("accounts", {"id": "A2"}, {"balance": 1})
+    assert balance(world, "A2") == 1
+
+
 def test_foreign_keys_are_enforced(world: World) -> None:
     with pytest.raises(sqlite3.IntegrityError), world.transaction() as tx:
         tx.insert("notes", {"id": "N-9", "account_id": "ZZ", "body": "x", "created_at": "t"})

@@ -205,6 +205,13 @@ def _upsert(
         raise ValueError(f"{where}: {exc}") from exc
 
 
+# Texts `World.query` has run under ``PRAGMA query_only`` without error. SQLite refuses
+# any statement that would open a write transaction under it, whatever rows it would
+# touch, and whether a statement writes follows from its text (SELECT never does), so
+# such a text needs no pragma again.
+_READ_ONLY: set[str] = set()
+_READ_ONLY_MAX = 4096
+
 _CLOSED = sqlite3.connect(":memory:")
 _CLOSED.close()  # a closed world's connection: any use raises, as a closed one does
 
@@ -604,14 +611,26 @@ class World:
             sqlite3.Error: Bad SQL, or an attempt to write (the connection is query-only
                 for the duration).
         """
-        self.conn.execute("PRAGMA query_only = ON")
         _screen(self, sql)
+        if sql in _READ_ONLY:
+            return self._rows(sql, params)
+        # Setting a flag pragma expires every statement the connection has prepared, so a
+        # pooled world would prepare all its tools' SQL again after each check: a text is
+        # run under query_only once, and whether it writes is a property of its text.
+        self.conn.execute("PRAGMA query_only = ON")
         try:
-            cur = self.conn.execute(sql, params)
-            cols = [d[0] for d in cur.description or ()]
-            return [canonical_row(cols, r) for r in cur]
+            rows = self._rows(sql, params)
         finally:
             self.conn.execute("PRAGMA query_only = OFF")
+        if len(_READ_ONLY) >= _READ_ONLY_MAX:
+            _READ_ONLY.clear()
+        _READ_ONLY.add(sql)
+        return rows
+
+    def _rows(self, sql: str, params: Sequence[Any]) -> list[dict[str, Scalar]]:
+        cur = self.conn.execute(sql, params)
+        cols = [d[0] for d in cur.description or ()]
+        return [canonical_row(cols, r) for r in cur]
 
     def column_values(self, table: str, column: str, limit: int) -> list[Scalar]:
         """Up to ``limit`` distinct non-null values of a column, in ascending order."""
