@@ -27,13 +27,13 @@ times per episode over ``--episodes`` episodes, several ways, all measured in th
   the frame encoded once and every reply parsed and checked (as the raw HTTP rows do):
   openenv's client alone costs about 0.2-0.4 ms of the client's CPU per step here.
 
-For the OpenEnv rows the server's own CPU per step (``/proc`` scheduler time of all its
-threads, in ns, summed over the timed steps only, as for the gateway rows) is printed
-too: it counts what the server spends whatever the client costs. So is the client's
-(this process's CPU time over the same timed steps; the client's import and set-up are
+For every row but the in-process one the server's own CPU per step (``/proc`` scheduler
+time of all its threads, in ns, summed over the timed steps only) is printed too: it
+counts what the server spends whatever the client costs. So is the client's (this
+process's CPU time over the same timed steps; the client's import and set-up are
 outside them): a sequential client's wall step is about the two plus the loopback hops,
 so a row's overhead over in-process can be no lower than its client's CPU, however
-little the server spends.
+little the server spends (the official MCP client's own CPU per call is such a floor).
 
 The server is `statebox serve` in its own process (as in use), on loopback. Prints the
 median step of each and its overhead over in-process (difference and ratio), with the
@@ -141,13 +141,16 @@ async def mcp_official(
     steps: int,
     firsts: list[float] | None = None,
     cpu: ServerCpu | None = None,
+    client: list[float] | None = None,
 ) -> list[float]:
     """Seconds per ``call_tool`` with the official client (after its first call).
 
-    ``firsts`` gets each session's first ``call_tool`` (which also lists the tools).
+    ``firsts`` gets each session's first ``call_tool`` (which also lists the tools);
+    ``client`` this process's CPU seconds over each timed call.
     """
     out: list[float] = []
     cpu = cpu or ServerCpu(None)
+    client = [] if client is None else client
     async with httpx.AsyncClient(base_url=url, timeout=60) as c:
         for _ in range(episodes):
             info = await _session(c, token)
@@ -165,9 +168,10 @@ async def mcp_official(
                     firsts.append(time.perf_counter() - t0)
                 cpu.start()
                 for _ in range(steps):
-                    t0 = time.perf_counter()
+                    c0, t0 = time.process_time(), time.perf_counter()
                     r = await m.call_tool(TOOL, ARGS)
                     out.append(time.perf_counter() - t0)
+                    client.append(time.process_time() - c0)
                     assert not r.isError, r
                 cpu.stop()
             del c.headers["Authorization"]
@@ -238,11 +242,17 @@ async def _raw_session(c: RawHttp, token: str) -> dict[str, Any]:
 
 
 async def mcp_raw(
-    url: str, token: str, episodes: int, steps: int, cpu: ServerCpu | None = None
+    url: str,
+    token: str,
+    episodes: int,
+    steps: int,
+    cpu: ServerCpu | None = None,
+    client: list[float] | None = None,
 ) -> list[float]:
     """Seconds per hand-written ``tools/call`` on one keep-alive connection."""
     out: list[float] = []
     cpu = cpu or ServerCpu(None)
+    client = [] if client is None else client
     body = json.dumps(
         {
             "jsonrpc": "2.0",
@@ -261,9 +271,10 @@ async def mcp_raw(
             head = c.head("POST", info["mcp_url"].removeprefix(url), body, h)
             cpu.start()
             for _ in range(steps):
-                t0 = time.perf_counter()
+                c0, t0 = time.process_time(), time.perf_counter()
                 status, raw = await c.send(head, body)
                 out.append(time.perf_counter() - t0)
+                client.append(time.process_time() - c0)
                 reply = json.loads(raw)
                 assert status == 200 and reply["result"]["isError"] is False, reply
             cpu.stop()
@@ -277,11 +288,17 @@ async def mcp_raw(
 
 
 async def mcp_raw_httpx(
-    url: str, token: str, episodes: int, steps: int, cpu: ServerCpu | None = None
+    url: str,
+    token: str,
+    episodes: int,
+    steps: int,
+    cpu: ServerCpu | None = None,
+    client: list[float] | None = None,
 ) -> list[float]:
     """Seconds per ``tools/call`` JSON-RPC request posted with httpx."""
     out: list[float] = []
     cpu = cpu or ServerCpu(None)
+    client = [] if client is None else client
     async with httpx.AsyncClient(base_url=url, timeout=60) as c:
         for _ in range(episodes):
             info = await _session(c, token)
@@ -298,9 +315,10 @@ async def mcp_raw_httpx(
                     "method": "tools/call",
                     "params": {"name": TOOL, "arguments": ARGS},
                 }
-                t0 = time.perf_counter()
+                c0, t0 = time.process_time(), time.perf_counter()
                 r = await c.post(info["mcp_url"], content=json.dumps(body), headers=h)
                 out.append(time.perf_counter() - t0)
+                client.append(time.process_time() - c0)
                 reply = r.json()
                 assert r.status_code == 200 and not reply["result"].get("isError"), reply
             cpu.stop()
@@ -308,34 +326,42 @@ async def mcp_raw_httpx(
     return out
 
 
-async def http_floor(url: str, n: int, cpu: ServerCpu | None = None) -> list[float]:
+async def http_floor(
+    url: str, n: int, cpu: ServerCpu | None = None, client: list[float] | None = None
+) -> list[float]:
     """Seconds per ``GET /health`` (a route that does nothing) with httpx."""
     out: list[float] = []
     cpu = cpu or ServerCpu(None)
+    client = [] if client is None else client
     async with httpx.AsyncClient(base_url=url, timeout=60) as c:
         await c.get("/health")
         cpu.start()
         for _ in range(n):
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             r = await c.get("/health")
             out.append(time.perf_counter() - t0)
+            client.append(time.process_time() - c0)
             assert r.status_code == 200, r.text
         cpu.stop()
     return out
 
 
-async def http_floor_raw(url: str, n: int, cpu: ServerCpu | None = None) -> list[float]:
+async def http_floor_raw(
+    url: str, n: int, cpu: ServerCpu | None = None, client: list[float] | None = None
+) -> list[float]:
     """Seconds per ``GET /health`` written by hand on one keep-alive connection."""
     out: list[float] = []
     cpu = cpu or ServerCpu(None)
+    client = [] if client is None else client
     async with RawHttp(url) as c:
         head = c.head("GET", "/health", b"", {})
         await c.send(head)
         cpu.start()
         for _ in range(n):
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             status, raw = await c.send(head)
             out.append(time.perf_counter() - t0)
+            client.append(time.process_time() - c0)
             assert status == 200, raw
         cpu.stop()
     return out
@@ -484,22 +510,38 @@ async def measure(episodes: int, steps: int, statebox: str | None = None) -> dic
             firsts: list[float] = []
             meters = ("mcp_official", "mcp_raw", "mcp_raw_httpx", "http_floor", "http_floor_raw")
             cpus = {k: ServerCpu(server.pid) for k in meters}
+            clients: dict[str, list[float]] = {k: [] for k in meters}
             medians["mcp_official"] = statistics.median(
-                await mcp_official(url, token, episodes, steps, firsts, cpus["mcp_official"])
+                await mcp_official(
+                    url,
+                    token,
+                    episodes,
+                    steps,
+                    firsts,
+                    cpus["mcp_official"],
+                    clients["mcp_official"],
+                )
             )
             medians["mcp_official_first_call"] = statistics.median(firsts)
             medians["mcp_raw"] = statistics.median(
-                await mcp_raw(url, token, episodes, steps, cpus["mcp_raw"])
+                await mcp_raw(url, token, episodes, steps, cpus["mcp_raw"], clients["mcp_raw"])
             )
             medians["http_floor_raw"] = statistics.median(
-                await http_floor_raw(url, n, cpus["http_floor_raw"])
+                await http_floor_raw(url, n, cpus["http_floor_raw"], clients["http_floor_raw"])
             )
             medians["mcp_raw_httpx"] = statistics.median(
-                await mcp_raw_httpx(url, token, episodes, steps, cpus["mcp_raw_httpx"])
+                await mcp_raw_httpx(
+                    url, token, episodes, steps, cpus["mcp_raw_httpx"], clients["mcp_raw_httpx"]
+                )
             )
-            medians["http_floor"] = statistics.median(await http_floor(url, n, cpus["http_floor"]))
+            medians["http_floor"] = statistics.median(
+                await http_floor(url, n, cpus["http_floor"], clients["http_floor"])
+            )
             for key, meter in cpus.items():
                 medians[f"{key}_server_cpu"] = meter.spent / n
+                # The client's own CPU over the same requests: a sequential client's wall
+                # time holds all of it, so no server can bring a row's overhead below it.
+                medians[f"{key}_client_cpu"] = sum(clients[key]) / n
             openenv_rows = {
                 "openenv_http": openenv_http,
                 "openenv_http_raw": openenv_http_raw,
@@ -551,8 +593,10 @@ def main() -> None:
     print(f"load average {load}; {args.episodes} episodes x {args.steps} steps each")
     print(f"in-process Episode.step: median {base * 1000:.3f} ms")
     for key, label in LABELS.items():
-        cpu = m.get(f"{key}_server_cpu")
+        cpu, own = m.get(f"{key}_server_cpu"), m.get(f"{key}_client_cpu")
         server = f"; server CPU {cpu * 1000:.3f} ms a request" if cpu is not None else ""
+        if own is not None:
+            server += f", client CPU {own * 1000:.3f} ms"
         print(
             f"{label}: median {m[key] * 1000:.3f} ms, +{(m[key] - base) * 1000:.3f} ms "
             f"over in-process ({m[key] / base:.1f}x){server}"

@@ -418,13 +418,17 @@ def test_transport_first_call_holds_the_clients_tools_list_and_steps_do_not(
 
     monkeypatch.setattr(gateway_module, "direct_reply", spy)
     firsts: list[float] = []
+    client: list[float] = []
 
     async def go() -> list[float]:
         async with serving() as s:
-            return await transport.mcp_official(s.url, TOKEN, 1, 3, firsts)
+            return await transport.mcp_official(s.url, TOKEN, 1, 3, firsts, None, client)
 
     steps = asyncio.run(go())
     assert len(steps) == 3 and len(firsts) == 1
+    # The client's CPU is read over each timed call only: one reading per step, none
+    # for the first call (here the server shares the process, so it is in them too).
+    assert len(client) == 3 and all(c > 0 for c in client)
     # One session: its handshake, tools/call, then the client's tools/list, then one
     # request per step.
     handshake = ["initialize", "notifications/initialized"]
