@@ -143,7 +143,10 @@ def test_a_repeated_query_sets_no_pragma(world: World) -> None:
 
 def test_a_write_is_refused_every_time_even_one_that_changes_no_row(world: World) -> None:
     before = world.state()
-    for sql in ("UPDATE accounts SET balance = 0 WHERE id = 'nope'", "UPDATE accounts SET balance = 0"):
+    for sql in (
+        "UPDATE accounts SET balance = 0 WHERE id = 'nope'",
+        "UPDATE accounts SET balance = 0",
+    ):
         for _ in range(2):  # never remembered as read-only
             with pytest.raises(sqlite3.Error, match="readonly"):
                 world.query(sql)
