@@ -66,6 +66,22 @@ def test_steps_record_results_and_end(toy_domain: Domain, task: Task) -> None:
     asyncio.run(go())
 
 
+def test_last_tool_result_is_the_latest_calls_past_messages(toy_domain: Domain, task: Task) -> None:
+    async def go() -> None:
+        ep = episode(toy_domain, task)
+        await ep.reset()
+        with pytest.raises(IndexError):
+            _ = ep.last_tool_result
+        await ep.step(call("get_account", account_id="A1"))
+        await ep.step(call("transfer", src="A2", dst="A1", amount=1000))
+        await ep.step(MessageUser(text="What is your account number?"))
+        assert ep.last_tool_result is ep.tool_results[-1]
+        assert ep.last_tool_result.tool == "transfer" and not ep.last_tool_result.ok
+        ep.close()
+
+    asyncio.run(go())
+
+
 def test_the_user_answers_what_is_asked_then_ends_when_done(toy_domain: Domain, task: Task) -> None:
     async def go() -> None:
         ep = episode(toy_domain, task)

@@ -254,6 +254,20 @@ class Episode:
         """Results of every tool call so far, in order."""
         return [e.result for e in self._events if e.result is not None]
 
+    @property
+    def last_tool_result(self) -> ToolResult:
+        """The latest call's result: ``tool_results[-1]``, read from the end.
+
+        Drivers read it after every call, so it must not list all the calls before.
+
+        Raises:
+            IndexError: No call has a result yet.
+        """
+        for e in reversed(self._events):
+            if e.result is not None:
+                return e.result
+        raise IndexError("no tool call has a result yet")
+
     async def reset(self) -> Observation:
         """Start the episode on a fresh clone of the task's world.
 

@@ -615,7 +615,7 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
         except Exception as exc:
             self._server.drop(s.id)
             raise _system_error(s, exc) from exc
-        last = s.episode.tool_results[-1] if isinstance(act, CallTool) else None
+        last = s.episode.last_tool_result if isinstance(act, CallTool) else None
         shown = _observation(s, obs, last)
         return await self._ended(s, shown) if obs.done else shown
 

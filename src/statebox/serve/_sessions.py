@@ -299,7 +299,7 @@ class Session:
                 if self.episode.fault is None:
                     raise
                 raise self._failed(f"{type(exc).__name__}: {exc}") from exc
-            return self.episode.tool_results[-1]
+            return self.episode.last_tool_result
 
     async def refuse_tool(self, name: str, args: dict[str, Any], message: str) -> ToolResult:
         """Refuse a call by name (a lifecycle name) as a recorded step of the episode.
@@ -312,7 +312,7 @@ class Session:
             if self.episode.done:
                 raise EpisodeEnded("the episode has ended")
             self.episode.refuse(ToolCall(tool=name, args=args), "not_allowed", message)
-            return self.episode.tool_results[-1]
+            return self.episode.last_tool_result
 
     async def step(self, action: Action) -> Observation:
         """Take any action (drivers and the control API).

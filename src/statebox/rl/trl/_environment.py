@@ -267,7 +267,7 @@ class StateboxTrlEnvironment:
             self._run(episode.step(CallTool(call=call)))
         except TrialSystemError:
             return _ended("statebox could not run this call")
-        return _shown(episode.tool_results[-1])
+        return _shown(episode.last_tool_result)
 
     def _run(self, coro: Any) -> Any:
         try:
