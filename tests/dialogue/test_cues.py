@@ -73,3 +73,61 @@ def test_asked_facts_agrees_with_searching_every_phrase(text: str, direct: bool)
     finally:
         _text._phrase_needs = real
     assert got == want
+
+
+def reference_asked(text: str, facts: dict[str, Fact], direct: bool) -> list[str]:
+    """`asked_facts` as it was written first: every hit checked against every other."""
+    found: list[tuple[int, str]] = []
+    at = 0
+    for sentence in _text.sentences(text):
+        i = text.find(sentence, at)
+        offset, at = (i, i + len(sentence)) if i >= 0 else (at, at)
+        if not (_text.is_question(sentence) if direct else _text.is_request(sentence)):
+            continue
+        hits = [
+            (a, b, name)
+            for name, fact in facts.items()
+            for phrase in fact.ask
+            for a, b in _text._spans(sentence, phrase)
+        ]
+        for a, b, name in hits:
+            if not any(
+                n2 != name and a2 < b and a < b2 and (b2 - a2) > (b - a) for a2, b2, n2 in hits
+            ):
+                found.append((offset + a, name))
+    out: list[str] = []
+    for _, name in sorted(found):
+        if name not in out:
+            out.append(name)
+    return out
+
+
+@settings(max_examples=600)
+@given(messages, st.booleans())
+def test_asked_facts_agrees_with_checking_every_pair_of_hits(text: str, direct: bool) -> None:
+    assert _text.asked_facts(text, FACTS, direct_only=direct) == reference_asked(
+        text, FACTS, direct
+    )
+
+
+class _CountedName(str):
+    """A fact name that counts the comparisons made with it."""
+
+    compared = 0
+
+    def __ne__(self, other: object) -> bool:
+        _CountedName.compared += 1
+        return str.__ne__(self, other)
+
+    __hash__ = str.__hash__
+
+
+def test_a_message_repeating_a_phrase_costs_comparisons_linear_in_its_hits() -> None:
+    # An agent's message saying "order" thousands of times in one question used to
+    # check every hit against every other: seconds of one server's event loop per
+    # message, growing with the square of its length.
+    facts = {_CountedName("order"): FACTS["order"], _CountedName("email"): FACTS["email"]}
+    _CountedName.compared = 0
+    hits = 3000
+    assert _text.asked_facts("order " * hits + "?", facts) == ["order"]
+    assert _CountedName.compared <= 10 * hits  # checked before: hits * hits

@@ -9,6 +9,7 @@ whole words, so ``order number`` is not found inside ``reorder numbers``.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
@@ -334,7 +335,10 @@ def asked_facts(text: str, facts: Mapping[str, Fact], *, direct_only: bool = Fal
     another fact (``email`` inside ``new email``) does not count for the shorter one.
     """
     found: list[tuple[int, str]] = []
+    at = 0  # where the next sentence is looked for: sentences come in the text's order
     for sentence in sentences(text):
+        i = text.find(sentence, at)
+        offset, at = (i, i + len(sentence)) if i >= 0 else (at, at)
         if not (is_question(sentence) if direct_only else is_request(sentence)):
             continue
         hits: list[tuple[int, int, str]] = []
@@ -346,12 +350,7 @@ def asked_facts(text: str, facts: Mapping[str, Fact], *, direct_only: bool = Fal
                 if low is not None and _phrase_needs(phrase) not in low:
                     continue
                 hits += [(a, b, name) for a, b in _spans(sentence, phrase)]
-        for a, b, name in hits:
-            shadowed = any(
-                n2 != name and a2 < b and a < b2 and (b2 - a2) > (b - a) for a2, b2, n2 in hits
-            )
-            if not shadowed:
-                found.append((_offset(text, sentence) + a, name))
+        found += [(offset + a, name) for a, b, name in _unshadowed(hits)]
     out: list[str] = []
     for _, name in sorted(found):
         if name not in out:
@@ -359,9 +358,23 @@ def asked_facts(text: str, facts: Mapping[str, Fact], *, direct_only: bool = Fal
     return out
 
 
-def _offset(text: str, sentence: str) -> int:
-    i = text.find(sentence)
-    return i if i >= 0 else 0
+def _unshadowed(hits: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """The hits no longer overlapping hit of another fact shadows.
+
+    Only a hit starting less than the longest hit's length before another's end can
+    overlap it, so each hit is checked against that window of the hits sorted by start,
+    not against all of them: an agent's message repeating a phrase thousands of times
+    costs linear time, not quadratic.
+    """
+    hits = sorted(hits)
+    starts = [a for a, _, _ in hits]
+    longest = max((b - a for a, b, _ in hits), default=0)
+    out = []
+    for a, b, name in hits:
+        window = hits[bisect_right(starts, a - longest) : bisect_left(starts, b)]
+        if not any(n2 != name and a < b2 and (b2 - a2) > (b - a) for a2, b2, n2 in window):
+            out.append((a, b, name))
+    return out
 
 
 def ask_sentence(phrase: str) -> str:
