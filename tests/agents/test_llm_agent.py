@@ -119,6 +119,32 @@ def test_malformed_json_and_unknown_tool_return_errors_to_the_model(
     assert played.verdict.signature.value == "no_state_change"
 
 
+def test_arguments_python_cannot_read_are_invalid_json_not_a_system_error(
+    toy_domain: Domain, task: Task
+) -> None:
+    # An integer of 5,000 digits raises ValueError and 3,000 levels of nesting
+    # RecursionError in json.loads, not JSONDecodeError: both ended the trial as a
+    # system error (a re-run) instead of the model's refused call.
+    huge = '{"account_id": ' + "9" * 5000 + "}"
+    deep = '{"account_id": ' + "[" * 3000 + "]" * 3000 + "}"
+    script = Script(
+        [
+            Reply(calls=(("get_account", huge), ("get_account", deep))),
+            Reply(text="Sorry, I could not do it. <DONE>"),
+        ]
+    )
+    played, _ = _play(toy_domain, task, script)
+    results = [e.result for e in played.transcript if e.result is not None]
+    assert [(r.ok, r.error.kind if r.error else None) for r in results] == [
+        (False, "invalid_arguments"),
+        (False, "invalid_arguments"),
+    ]
+    tool_texts = [m["text"] for m in script.seen[1].messages if m["role"] == "tool"]
+    assert all("arguments are not valid JSON" in t for t in tool_texts)
+    assert played.termination == TerminationReason.AGENT_END
+    assert not played.verdict.passed
+
+
 def test_text_without_marker_is_a_message_to_the_user(toy_domain: Domain, task: Task) -> None:
     script = Script(
         [

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
 from fixtures.support import ScriptAgent, call, play, task_from
 from statebox.domains import Domain
-from statebox.episode import End, Episode, Limits, MessageUser, TerminationReason
+from statebox.episode import CallTool, End, Episode, Limits, MessageUser, TerminationReason
+from statebox.episode._episode import MAX_ARGUMENT_DEPTH
 from statebox.tasks import Task, WorldCache
 from statebox.users import RuleUser
 
@@ -77,6 +79,50 @@ def test_last_tool_result_is_the_latest_calls_past_messages(toy_domain: Domain, 
         await ep.step(MessageUser(text="What is your account number?"))
         assert ep.last_tool_result is ep.tool_results[-1]
         assert ep.last_tool_result.tool == "transfer" and not ep.last_tool_result.ok
+        ep.close()
+
+    asyncio.run(go())
+
+
+def _nested(depth: int) -> list[object]:
+    value: list[object] = []
+    for _ in range(depth - 1):
+        value = [value]
+    return value
+
+
+def _depth(value: object) -> int:
+    if isinstance(value, dict):
+        return 1 + max((_depth(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_depth(v) for v in value), default=0)
+    return 0
+
+
+def test_arguments_nested_too_deep_are_the_agents_invalid_arguments_not_a_system_error(
+    toy_domain: Domain, task: Task
+) -> None:
+    # Found in review: 600 levels (1.3 KB of JSON over OpenEnv's WebSocket) made the
+    # recursive argument cleaning raise RecursionError, and the episode a system error.
+    async def go() -> None:
+        ep = episode(toy_domain, task)
+        await ep.reset()
+        for levels in (63, 600, 5000):
+            obs = await ep.step(call("get_account", account_id=_nested(levels)))
+            r = obs.tool_result
+            assert r is not None and r.error is not None and r.error.kind == "invalid_arguments"
+            deep = levels + 1 > MAX_ARGUMENT_DEPTH  # the arguments object is a level
+            assert ("nested deeper than 64 levels" in r.error.message) == deep
+        assert not ep.done and ep.fault is None
+        kept = [e.call for e in ep.transcript if e.call is not None]
+        # What is kept nests one level too deep, no deeper: its record can be written,
+        # and the kept call is refused again the same way when replayed.
+        assert [_depth(c.args) for c in kept] == [64, 65, 65]
+        for c in kept:
+            assert json.loads(c.model_dump_json())["tool"] == "get_account"
+        obs = await ep.step(CallTool(call=kept[2]))
+        assert obs.tool_result is not None and obs.tool_result.error is not None
+        assert obs.tool_result.error.message == "arguments nested deeper than 64 levels"
         ep.close()
 
     asyncio.run(go())

@@ -244,6 +244,10 @@ class LLMAgent:
             args = json.loads(call.arguments or "{}")
         except json.JSONDecodeError as exc:
             args, problem = None, f"not valid JSON ({exc.msg} at char {exc.pos})"
+        except (ValueError, RecursionError) as exc:
+            # JSON Python will not read (an integer of thousands of digits, nesting past
+            # the recursion limit): the model's doing, refused like any other bad JSON.
+            args, problem = None, f"not valid JSON ({type(exc).__name__}: {str(exc)[:120]})"
         else:
             problem = None if isinstance(args, dict) else "not a JSON object"
         if self._factory.think_tool and call.name == "think" and isinstance(args, dict):

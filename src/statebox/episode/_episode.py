@@ -118,18 +118,46 @@ def surface_tools(
     return tuple(sorted(keep | set(rng.sample(pool, min(distractors, len(pool))))))
 
 
-def _clean(value: Any) -> Any:
-    """Replace lone surrogates (not encodable as UTF-8) in strings, recursively."""
+MAX_ARGUMENT_DEPTH = 64
+"""Deepest tool arguments a call may nest (objects and arrays; the arguments object is 1).
+
+As deep as the served surfaces' request guard lets a whole request nest: deeper
+arguments are refused as the agent's ``invalid_arguments`` before anything walks them
+recursively (a deeper value could exhaust Python's recursion, or the record's
+serialiser, and turn the agent's call into a system error)."""
+
+
+def _clean_text(value: str) -> str:
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "replace").decode("utf-8")
+    return value
+
+
+class _TooDeep:
+    """Set when `_clean` met a container nested deeper than `MAX_ARGUMENT_DEPTH`."""
+
+    found = False
+
+
+def _clean(value: Any, depth: int = 1, deep: _TooDeep | None = None) -> Any:
+    """Replace lone surrogates (not encodable as UTF-8) in strings, recursively.
+
+    A list or object at ``MAX_ARGUMENT_DEPTH + 1`` is replaced by an empty one of its
+    kind (and ``deep.found`` set): what is kept nests one level too deep, no deeper, so
+    the kept call is refused again the same way when replayed.
+    """
     if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return value.encode("utf-8", "replace").decode("utf-8")
-        return value
+        return _clean_text(value)
+    if isinstance(value, dict | list | tuple) and depth > MAX_ARGUMENT_DEPTH:
+        if deep is not None:
+            deep.found = True
+        return type(value)()
     if isinstance(value, dict):
-        return {_clean(k): _clean(v) for k, v in value.items()}
+        return {_clean(k): _clean(v, depth + 1, deep) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return type(value)(_clean(v) for v in value)
+        return type(value)(_clean(v, depth + 1, deep) for v in value)
     return value
 
 
@@ -139,16 +167,20 @@ def _failed(call: ToolCall, kind: DispatchErrorKind, message: str) -> ToolResult
     )
 
 
-def _clean_action(action: Action) -> Action:
-    # Agent text becomes JSON records; a lone surrogate would make the trial unwritable.
+def _clean_action(action: Action) -> tuple[Action, bool]:
+    """The action as it is recorded, and whether its tool arguments nest too deep.
+
+    Agent text becomes JSON records: a lone surrogate would make the trial unwritable.
+    """
     if isinstance(action, CallTool):
-        call = action.call
-        args = _clean(call.args)
-        if args != call.args or _clean(call.tool) != call.tool:
-            return CallTool(call=call.model_copy(update={"args": args, "tool": _clean(call.tool)}))
-        return action
-    text = _clean(action.text)
-    return action if text == action.text else action.model_copy(update={"text": text})
+        call, deep = action.call, _TooDeep()
+        args = _clean(call.args, 1, deep)
+        if deep.found or args != call.args or _clean_text(call.tool) != call.tool:
+            update = {"args": args, "tool": _clean_text(call.tool)}
+            return CallTool(call=call.model_copy(update=update)), deep.found
+        return action, False
+    text = _clean_text(action.text)
+    return (action if text == action.text else action.model_copy(update={"text": text})), False
 
 
 class EpisodeOutcome(NamedTuple):
@@ -326,10 +358,13 @@ class Episode:
         """
         if (self._dispatcher is None and self._session is None) or self._termination is not None:
             raise RuntimeError("step() needs a reset() episode that has not ended")
-        action = _clean_action(action)
+        action, too_deep = _clean_action(action)
         self._steps += 1
         if isinstance(action, CallTool):
             call = action.call
+            if too_deep:
+                message = f"arguments nested deeper than {MAX_ARGUMENT_DEPTH} levels"
+                return self._called(call, _failed(call, "invalid_arguments", message))
             decision = await self._hold(call)
             if decision is not None and not decision.approved:
                 message = (
@@ -418,7 +453,7 @@ class Episode:
         """
         if (self._dispatcher is None and self._session is None) or self._termination is not None:
             raise RuntimeError("refuse() needs a reset() episode that has not ended")
-        action = _clean_action(CallTool(call=call))
+        action, _ = _clean_action(CallTool(call=call))
         assert isinstance(action, CallTool)  # cleaning keeps the action's kind
         self._steps += 1
         return self._called(action.call, _failed(action.call, kind, message))
