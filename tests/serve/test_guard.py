@@ -326,3 +326,43 @@ def test_the_guard_reads_headers_as_starlette_does(raw: list[tuple[bytes, bytes]
         length.strip() not in ("", "0") if length is not None else "transfer-encoding" in headers
     )
     assert checked.has_body == has_body
+
+
+def test_a_request_whose_client_leaves_mid_body_runs_nothing() -> None:
+    # Found in review: the guard replayed the part that came as a whole body, so a
+    # valid JSON prefix created a control session or ended and judged an episode.
+    from statebox.serve._guard import RequestGuard
+
+    called: list[bytes] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        called.append((await receive())["body"])
+
+    guard = RequestGuard(app, ["127.0.0.1"], max_body_bytes=1024)
+    body = b'{"task_id": "toy.freeze.train.001"}'
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/control/sessions",
+        "headers": [
+            (b"host", b"127.0.0.1:1"),
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body) + 500).encode()),
+        ],
+    }
+
+    async def go(tail: list[dict[str, Any]]) -> None:
+        messages = [{"type": "http.request", "body": body, "more_body": True}, *tail]
+
+        async def receive() -> dict[str, Any]:
+            return messages.pop(0)
+
+        async def send(message: Any) -> None:
+            raise AssertionError(f"nothing is answered to a client that left: {message}")
+
+        await guard(scope, receive, send)
+
+    asyncio.run(go([{"type": "http.disconnect"}]))
+    assert called == []
+    asyncio.run(go([{"type": "http.request", "body": b"", "more_body": False}]))
+    assert called == [body]  # a body that ends is run as before

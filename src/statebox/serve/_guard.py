@@ -121,11 +121,15 @@ class RequestGuard:
         await self._json(scope, receive, send)
 
     async def _json(self, scope: Scope, receive: Receive, send: Send) -> None:
-        messages, body, _ = await read_body(receive, self.max_body_bytes)
+        messages, body, ended = await read_body(receive, self.max_body_bytes)
         if len(body) > self.max_body_bytes:
             await _refuse(413, f"request body over {self.max_body_bytes} bytes")(
                 scope, receive, send
             )
+            return
+        if not ended:
+            # The client left before its body did: nothing is run on the part that came
+            # (a prefix can be whole JSON: a session would be made, an episode judged).
             return
         messages = [{"type": "http.request", "body": body, "more_body": False}] + [
             m for m in messages if m["type"] != "http.request"
