@@ -48,6 +48,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Scope
 
+from statebox.serve._unechoable import unechoable
+
 __all__ = ["DIRECT_METHODS", "direct_reply"]
 
 DIRECT_METHODS = frozenset({"tools/call", "tools/list", "initialize"})
@@ -133,14 +135,23 @@ async def direct_reply(
     """
     try:
         raw = json.loads(body)
-    except ValueError:
-        return None
+    except json.JSONDecodeError:
+        return None  # the SDK answers its parse error
+    except (ValueError, RecursionError) as exc:
+        # JSON the SDK's parser fails on otherwise (an integer of thousands of digits):
+        # its transport would answer 500; this is the parse error it answers the rest.
+        return _refused(types.PARSE_ERROR, f"Parse error: {str(exc)[:200]}")
     if not isinstance(raw, dict):
         return None  # a batch, or a bare value: the SDK answers 400
     try:
         message = types.JSONRPCMessage.model_validate(raw).root
     except ValidationError:
         return None  # the SDK answers 400
+    rid = getattr(message, "id", None)
+    if isinstance(rid, str) and unechoable(rid) is not None:
+        # No answer can echo such an id (the SDK's would fail with a 500): refused as
+        # the SDK refuses a request it cannot read.
+        return _refused(types.INVALID_REQUEST, "Invalid request: the id is not valid Unicode")
     initialize = isinstance(message, types.JSONRPCRequest) and message.method == "initialize"
     if not _headers_pass(scope, check_version=not initialize):
         return None
@@ -153,7 +164,12 @@ async def direct_reply(
         # 202 before its session reads it; the session would then only log a message
         # it cannot validate, or a response to no request, content and all.
         return Response(None, status_code=202, headers={"Content-Type": _JSON})
-    dumped = message.model_dump(by_alias=True, mode="json", exclude_none=True)
+    try:
+        dumped = message.model_dump(by_alias=True, mode="json", exclude_none=True)
+    except UnicodeEncodeError:
+        # A lone surrogate in an object key (an argument's name): the episode cleans
+        # names and values alike, as it does those of every other surface.
+        dumped = message.model_dump(by_alias=True, exclude_none=True)
     request_type = _REQUEST_TYPES.get(message.method)
     try:
         if request_type is None:
@@ -183,6 +199,18 @@ async def direct_reply(
         else:
             reply = {"jsonrpc": "2.0", "id": rid, "result": result}
     return _json(reply)
+
+
+def _refused(code: int, message: str) -> Response:
+    """A request refused before it is read, as the SDK's transport answers one (400)."""
+    error = types.JSONRPCError(
+        jsonrpc="2.0", id="server-error", error=types.ErrorData(code=code, message=message)
+    )
+    return Response(
+        error.model_dump_json(by_alias=True, exclude_none=True),
+        status_code=400,
+        headers={"Content-Type": _JSON},
+    )
 
 
 def _json(reply: dict[str, Any]) -> Response:

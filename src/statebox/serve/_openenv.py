@@ -54,6 +54,7 @@ import functools
 import inspect
 import json
 import random
+import sys
 import time
 from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable
@@ -72,6 +73,7 @@ from statebox.episode import Observation as EpisodeObservation
 from statebox.serve import _openenv_import
 from statebox.serve._by_identity import ByIdentity
 from statebox.serve._failures import EpisodeSystemError
+from statebox.serve._guard import read_body
 from statebox.serve._openenv_mcp import (
     EpisodeToolClient,
     McpSessionOwners,
@@ -81,6 +83,7 @@ from statebox.serve._openenv_mcp import (
 )
 from statebox.serve._openenv_types import StateboxAction, StateboxObservation, StateboxState
 from statebox.serve._sessions import Session, TaskCatalog, is_reserved_name, same_secret
+from statebox.serve._unechoable import unechoable, unreadable
 from statebox.tasks import Task
 from statebox.tools import ToolCall, ToolResult
 
@@ -797,6 +800,8 @@ class _Gate:
                 await self.server.mcp_sessions(self.app, client, scope, receive, send)
             elif path in _DIRECT and scope.get("method") == "POST":
                 await _direct(self.server, path, receive, send)
+            elif scope.get("method") == "POST":
+                await _readable_post(self.app, scope, receive, send)
             else:
                 await self.app(scope, receive, send)
         finally:
@@ -857,6 +862,30 @@ class _Gate:
         finally:
             if timer is not None:
                 timer.cancel()
+
+
+async def _readable_post(app: ASGIApp, scope: Scope, receive: Receive, send: Send) -> None:
+    """Pass a POST on to openenv's routes unless its JSON is what they would answer 500.
+
+    Their validation errors quote the input: a NaN or a lone surrogate in it cannot be
+    written as JSON. Such a body is the client's bad input: 400, as any other.
+    """
+    # The request guard has bounded the body already: no second limit here.
+    messages, body, ended = await read_body(receive, sys.maxsize)
+    if not ended:
+        return  # the client left
+    problem = unreadable(body)
+    if problem is None and body.strip():
+        with contextlib.suppress(ValueError):  # not JSON: openenv's route answers it
+            problem = unechoable(json.loads(body))
+    if problem is not None:
+        await JSONResponse({"error": f"bad request: {problem}"}, 400)(scope, receive, send)
+        return
+
+    async def replay() -> Message:
+        return messages.pop(0) if messages else await receive()
+
+    await app(scope, replay, send)
 
 
 _RESET_ARGS = frozenset({"seed", "episode_id", "task_id", "split", "index"})

@@ -34,6 +34,7 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from statebox.serve._sessions import Session, is_reserved_name
+from statebox.serve._unechoable import unechoable
 from statebox.tools import ToolResult
 
 if TYPE_CHECKING:
@@ -162,8 +163,20 @@ class McpSessionOwners:
                 break
         try:
             rpc = json.loads(body)
-        except ValueError:
-            rpc = None
+        except json.JSONDecodeError:
+            rpc = None  # openenv's route answers its parse error
+        except (ValueError, RecursionError) as exc:  # openenv's route would answer 500
+            await _rpc_error(-32700, f"Parse error: {str(exc)[:200]}")(scope, receive, send)
+            return
+        if isinstance(rpc, dict):
+            # What openenv's route echoes or logs: an id or method no JSON can carry
+            # would fail it with a 500.
+            for part in ("id", "method"):
+                problem = unechoable(rpc.get(part))
+                if problem is not None:
+                    refusal = _rpc_error(-32600, f"Invalid request: the {part}: {problem}")
+                    await refusal(scope, receive, send)
+                    return
         creating = isinstance(rpc, dict) and rpc.get("method") == "openenv/session/create"
         if creating and len(self.held(client)) >= self.limit:
             error = {"code": -32000, "message": f"{self.limit} MCP sessions of this client open"}
@@ -191,3 +204,9 @@ class McpSessionOwners:
             sid = None
         if isinstance(sid, str):
             self.owned.setdefault(client, set()).add(sid)
+
+
+def _rpc_error(code: int, message: str) -> JSONResponse:
+    """A JSON-RPC error for a request that cannot be read (400, no id to answer)."""
+    reply = {"jsonrpc": "2.0", "id": None, "error": {"code": code, "message": message}}
+    return JSONResponse(reply, status_code=400)
