@@ -200,6 +200,52 @@ def test_one_client_cannot_evict_another_clients_live_episodes() -> None:
     asyncio.run(go())
 
 
+def test_every_loopback_address_is_one_client() -> None:
+    # Found in review: one process binding 127.0.0.2 ... 127.0.0.65 (all of 127/8
+    # reaches a loopback server) held 64 episodes per address, 4,096 in all: the whole
+    # server, with no token, refused to everyone else for the idle timeout.
+    app = ServeApp(catalog, control_token=TOKEN, openenv=True, max_per_client=2)
+    app.catalog = catalog()
+
+    async def go() -> None:
+        for n in range(2, 12):
+            async with _asgi_client(app, f"127.0.0.{n}") as c:
+                r = await c.post("/openenv/reset", json={"task_id": "toy.freeze.train.001"})
+                assert r.status_code == 200
+        assert len(app._openenv.live) == 2  # one client's share, whatever it called itself
+        assert set(app._openenv.owner.values()) == {"127.0.0.1"}
+
+    asyncio.run(go())
+
+
+def test_an_episode_a_websocket_holds_is_never_evicted_by_another_local_client() -> None:
+    # Found in review: every loopback client is one address, so another local program's
+    # HTTP resets evicted a trainer's live WebSocket episode as "the client's oldest".
+    async def go() -> None:
+        async with serving(openenv=True, max_per_client=2) as s:
+            ws = s.url.replace("http://", "ws://") + "/openenv/ws"
+            async with connect(ws) as trainer:
+                await trainer.send(
+                    json.dumps({"type": "reset", "data": {"task_id": "toy.freeze.train.001"}})
+                )
+                reply = json.loads(await trainer.recv())
+                mine = reply["data"]["observation"]["episode_id"]
+                for _ in range(10):  # another local program, over plain HTTP
+                    r = await s.http.post(
+                        "/openenv/reset", json={"task_id": "toy.freeze.train.001"}
+                    )
+                    assert r.status_code == 200
+                assert mine in s.app._openenv.live
+                http_held = [e for e in s.app._openenv.live if e != mine]
+                assert len(http_held) == 2  # the HTTP episodes keep to the share
+                step = {"kind": "call_tool", "tool": "get_account", "args": {"account_id": "A1"}}
+                await trainer.send(json.dumps({"type": "step", "data": step}))
+                answer = json.loads(await trainer.recv())
+                assert answer["type"] == "observation", answer
+
+    asyncio.run(go())
+
+
 def test_the_rl_server_takes_a_token() -> None:
     async def go() -> None:
         async with serving(openenv=True, openenv_token="rl-token-for-tests") as s:

@@ -33,9 +33,10 @@ a WebSocket session steps its own episode; plain HTTP ``/step`` names it with an
 openenv's own request models and serialiser, see `_direct`, for speed). Ended episodes
 are dropped at once.
 
-Nobody can crowd out other clients: a client (peer address) holds at most
-``max_per_client`` live episodes (its own oldest is dropped beyond that) and as many
-WebSockets; episodes and WebSockets idle for ``idle_timeout_s`` are reaped; when
+Nobody can crowd out other clients: a client (peer address; every loopback address is
+one client) holds at most ``max_per_client`` live episodes opened over plain HTTP (its
+own oldest is dropped beyond that) and as many WebSockets, each holding its own episode,
+never evicted; episodes and WebSockets idle for ``idle_timeout_s`` are reaped; when
 ``max_live`` episodes are live a reset is refused (503), never served by evicting
 someone else's; a client holds at most ``max_per_client`` MCP sessions too, and
 OpenEnv's own reaper (``ConcurrencyConfig(session_timeout=idle_timeout_s)``) ends
@@ -153,6 +154,24 @@ _DIRECT = frozenset({"/reset", "/step"})
 
 _CLIENT: contextvars.ContextVar[str] = contextvars.ContextVar("statebox_openenv_client")
 """The peer address of the request being served (per-client limits)."""
+_OVER_SOCKET: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "statebox_openenv_over_socket", default=False
+)
+"""Whether the request being served came over a WebSocket (its episode is the socket's)."""
+
+
+def client_key(address: str) -> str:
+    """The client a peer address counts as for the per-client limits.
+
+    Every loopback address is one client: all of 127.0.0.0/8 reaches a server bound to
+    loopback, so a local process naming itself 127.0.0.2, 127.0.0.3 ... would otherwise
+    hold a share per address.
+    """
+    if address.startswith("127.") or address in ("::1", "localhost"):
+        return "127.0.0.1"
+    if address.startswith("::ffff:127."):
+        return "127.0.0.1"
+    return address
 
 
 def _agent_result(r: ToolResult) -> dict[str, Any]:
@@ -341,8 +360,11 @@ class OpenEnvServer:
     def open(self, task: Task) -> Session:
         """A new live episode of ``task`` for the current client.
 
-        Beyond ``max_per_client`` the client's own oldest episode is dropped; other
-        clients' episodes are never evicted.
+        Beyond ``max_per_client`` episodes opened over plain HTTP the client's oldest
+        such episode is dropped. An episode opened over a WebSocket is its socket's (one
+        at a time, and a client's sockets are capped) and is never evicted: on loopback
+        every local program is one client, and one must not end another's rollout.
+        Other clients' episodes are never evicted.
 
         Raises:
             EpisodeRequestError: ``max_live`` episodes are live (status 503).
@@ -350,7 +372,8 @@ class OpenEnvServer:
         cat = self.catalog()
         assert cat is not None  # pick() checked
         client = _CLIENT.get("")
-        mine = self._mine.get(client)
+        over_socket = _OVER_SOCKET.get()
+        mine = None if over_socket else self._mine.get(client)
         # Oldest first; only the excess is visited (a copy of every id would cost each
         # reset the client's whole episode count).
         while mine and len(mine) >= self.max_per_client:
@@ -366,7 +389,8 @@ class OpenEnvServer:
         session = Session(cat.episode(task), cat)
         self.live[session.id] = session
         self.owner[session.id] = client
-        self._mine.setdefault(client, OrderedDict())[session.id] = None
+        if not over_socket:
+            self._mine.setdefault(client, OrderedDict())[session.id] = None
         return session
 
     def used(self, episode_id: str) -> None:
@@ -773,7 +797,7 @@ class _Gate:
                 problem = (401, "missing or wrong OpenEnv token")
         if problem is None and path not in _OPEN_WHILE_LOADING and self.server.catalog() is None:
             problem = (503, "tasks are still loading")
-        client = (scope.get("client") or ("", 0))[0]
+        client = client_key((scope.get("client") or ("", 0))[0])
         crowded = kind == "websocket" and self.sockets[client] >= self.server.max_per_client
         if problem is None and crowded:
             problem = (429, f"{self.server.max_per_client} WebSockets of this client open")
@@ -786,7 +810,7 @@ class _Gate:
             response = JSONResponse({"error": problem[1]}, problem[0], headers=headers)
             await response(scope, receive, send)
             return
-        token = _CLIENT.set(client)
+        token, socket_token = _CLIENT.set(client), _OVER_SOCKET.set(kind == "websocket")
         try:
             if kind == "websocket":
                 self.sockets[client] += 1
@@ -806,6 +830,7 @@ class _Gate:
                 await self.app(scope, receive, send)
         finally:
             _CLIENT.reset(token)
+            _OVER_SOCKET.reset(socket_token)
 
     async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
         idle = self.server.idle_timeout_s
