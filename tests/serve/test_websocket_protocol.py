@@ -125,3 +125,88 @@ def test_a_client_sending_faster_than_its_app_reads_is_held_at_two_waiting_messa
 
     assert asyncio.run(go()) == ["a", "b", "c"]
     assert app.got == ["a", "b", "c"] and pauses == [1]
+
+
+def _frames(texts: list[bytes]) -> bytes:
+    return b"".join(Frame(Opcode.TEXT, t).serialize(mask=True, extensions=[]) for t in texts)
+
+
+def test_a_client_with_too_many_messages_waiting_is_failed_and_its_backlog_dropped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Found in review: one 256 KiB write of tiny frames queued ~12,000 messages, worked
+    # off without yielding (seconds of the whole server), and on after the client left.
+    from statebox.serve._websocket import MAX_WAITING
+
+    made, _ = _spied(monkeypatch)
+    app = _Echo()  # not reading until told
+
+    async def go() -> tuple[int, Any]:
+        async with BackgroundServer(app) as server:
+            url = server.url.replace("http://", "ws://")
+            async with connect(url + "/", compression=None) as ws:
+                while not made or not made[0].handshake_complete:
+                    await asyncio.sleep(0.01)
+                proto = made[0]
+                proto.data_received(_frames([b"x"] * 5000))  # one read, 5,000 messages
+                waiting = proto.queue.qsize()
+                app.reading.set()
+                with pytest.raises(Exception):  # noqa: B017  the server closed it
+                    while True:
+                        await ws.recv()
+                return waiting, ws.close_code
+
+    waiting, code = asyncio.run(go())
+    assert waiting <= MAX_WAITING + 1  # the disconnect, and nothing of the backlog
+    assert code == 1008
+    assert app.got == []  # failed before the app read any of it
+
+
+def test_a_client_that_leaves_has_its_waiting_messages_dropped_unread(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made, _ = _spied(monkeypatch)
+    app = _Echo()
+
+    async def go() -> None:
+        async with BackgroundServer(app) as server:
+            url = server.url.replace("http://", "ws://")
+            async with connect(url + "/", compression=None) as ws:
+                while not made or not made[0].handshake_complete:
+                    await asyncio.sleep(0.01)
+                proto = made[0]
+                proto.data_received(_frames([b"m"] * 50))
+                assert proto.queue.qsize() == 50
+                ws.transport.abort()  # the client is gone before the app read them
+                await asyncio.sleep(0.1)
+                app.reading.set()  # its first answer fails: the rest are not worked off
+                for _ in range(200):
+                    if proto.disconnected and proto.queue.empty():
+                        break
+                    await asyncio.sleep(0.01)
+
+    asyncio.run(go())
+    assert len(app.got) <= 2  # uvicorn worked off all 50 before it saw the client gone
+
+
+def test_a_text_frame_that_is_not_utf8_is_closed_1007_without_a_traceback(
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    app = _Echo()
+    app.reading.set()
+
+    async def go() -> int | None:
+        async with BackgroundServer(app) as server:
+            url = server.url.replace("http://", "ws://")
+            async with connect(url + "/", compression=None) as ws:
+                await ws.send("ok")
+                assert await ws.recv() == "ok"
+                ws.transport.write(_frames([b'{"type":"\xff"}']))
+                with pytest.raises(Exception):  # noqa: B017  closed by the server
+                    await ws.recv()
+                return ws.close_code
+
+    assert asyncio.run(go()) == 1007
+    logged = capfd.readouterr().err  # uvicorn's log goes to the process's stderr
+    assert "Traceback" not in logged and "Invalid UTF-8" not in logged
+    assert app.got == ["ok"]
