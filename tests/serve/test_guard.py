@@ -412,3 +412,40 @@ def test_a_request_whose_client_leaves_mid_body_runs_nothing() -> None:
     assert called == []
     asyncio.run(go([{"type": "http.request", "body": b"", "more_body": False}]))
     assert called == [body]  # a body that ends is run as before
+
+
+@pytest.mark.parametrize("client_left", [True, False])
+def test_a_handler_failing_once_its_websocket_client_left_is_no_server_error(
+    client_left: bool,
+) -> None:
+    # Found in review: openenv's handler answers a failure by sending an error to the
+    # socket, which fails again once the client has gone; uvicorn logged each such
+    # client's leaving as a ~100-line "Exception in ASGI application".
+    from statebox.serve._openenv import _Gate
+
+    app = ServeApp(catalog, control_token=TOKEN, openenv=True)
+    app.catalog = catalog()
+    events = [{"type": "websocket.connect"}, {"type": "websocket.disconnect", "code": 1006}]
+
+    async def handler(scope: Any, receive: Any, send: Any) -> None:
+        await receive()
+        await send({"type": "websocket.accept"})
+        if not client_left:
+            raise RuntimeError("a fault of the handler, its client still there")
+        await receive()  # the disconnect
+        await send({"type": "websocket.send", "text": "an error for the client"})
+
+    async def receive() -> Any:
+        return events.pop(0)
+
+    async def send(message: Any) -> None:
+        if message["type"] == "websocket.send":
+            raise RuntimeError('Cannot call "send" once a close message has been sent.')
+
+    gate = _Gate(app._openenv, handler, None)
+    scope = {"type": "websocket", "path": "/ws", "client": ("127.0.0.1", 5), "headers": []}
+    if client_left:
+        asyncio.run(gate(scope, receive, send))  # nothing raised for uvicorn to log
+    else:
+        with pytest.raises(RuntimeError):  # a failure with its client there is a fault
+            asyncio.run(gate(scope, receive, send))

@@ -833,6 +833,33 @@ class _Gate:
             _OVER_SOCKET.reset(socket_token)
 
     async def _socket(self, scope: Scope, receive: Receive, send: Send) -> None:
+        left = False
+        """Whether the client is known gone (a disconnect received, or a send failed)."""
+
+        async def watched_receive() -> Message:
+            nonlocal left
+            message = await receive()
+            left = left or message["type"] == "websocket.disconnect"
+            return message
+
+        async def watched_send(message: Message) -> None:
+            nonlocal left
+            try:
+                await send(message)
+            except Exception:
+                left = True
+                raise
+
+        try:
+            await self._idle_timed(scope, watched_receive, watched_send)
+        except Exception:
+            # openenv's handler answers a failure by sending an error, which fails again
+            # once its client has left: that is the client leaving, not a server fault
+            # (logged whole by uvicorn, a log any client could fill).
+            if not left:
+                raise
+
+    async def _idle_timed(self, scope: Scope, receive: Receive, send: Send) -> None:
         idle = self.server.idle_timeout_s
         if idle is None:
             await self.app(scope, receive, send)
