@@ -223,3 +223,92 @@ def test_a_streamed_body_to_a_client_reading_nothing_waits_for_it(cls: type) -> 
     held = asyncio.run(go())
     # The app is held once the peer's buffer is full: a few chunks, not all 4 MiB of them.
     assert sent <= 2, f"{sent} of {CHUNKS} chunks accepted, {held} bytes held"
+
+
+def test_a_request_head_over_the_limit_is_answered_431_and_closed() -> None:
+    # Found in review: httptools buffers a head until it is complete, with no limit: an
+    # anonymous client streaming one 256 MiB header grew the server by ~500 MB.
+    from statebox.serve._http import MAX_REQUEST_HEAD_BYTES
+
+    async def go() -> FakeTransport:
+        protocol, transport = _protocol(OneSendProtocol, _json_app)
+        protocol.data_received(b"GET / HTTP/1.1\r\nHost: x\r\nX-Pad: ")
+        sent = 0
+        while not transport.closed and sent < 4 * MAX_REQUEST_HEAD_BYTES:
+            protocol.data_received(b"a" * 16384)  # the header never ends
+            sent += 16384
+        return transport
+
+    transport = asyncio.run(go())
+    assert transport.closed
+    assert b"".join(transport.writes).startswith(b"HTTP/1.1 431 ")
+
+
+@pytest.mark.parametrize("pipelined", [False, True])
+def test_bodies_up_to_the_limit_are_no_head_however_they_arrive(pipelined: bool) -> None:
+    body = b"7" * (250 * 1024)  # one request's body, read in one chunk with its head
+    one = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body)
+
+    async def go() -> bytes:
+        protocol, transport = _protocol(OneSendProtocol, _json_app)
+        protocol.data_received(one + one if pipelined else one)
+        for _ in range(50):
+            await asyncio.sleep(0)
+        assert not transport.closed
+        return b"".join(transport.writes)
+
+    answers = asyncio.run(go())
+    assert answers.count(b"HTTP/1.1 200 ") == (2 if pipelined else 1)
+
+
+def test_an_idle_connection_and_a_request_trickling_in_are_closed_in_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Found in review: a connection that never completed a request had no timer at all,
+    # so 1,100 idle or half-sent connections held every file descriptor.
+    import statebox.serve._http as http_module
+
+    monkeypatch.setattr(http_module, "REQUEST_ARRIVAL_S", 0.2)
+
+    async def idle() -> FakeTransport:
+        protocol, transport = _protocol(OneSendProtocol, _json_app)
+        protocol.timeout_keep_alive = 0.2
+        protocol._arm(0.2)  # as connection_made arms it with the keep-alive timeout
+        await asyncio.sleep(0.5)
+        return transport
+
+    async def trickling() -> FakeTransport:
+        protocol, transport = _protocol(OneSendProtocol, _json_app)
+        for byte in b"GET / HTTP/1.1\r\nHost:":  # a byte every 0.05 s never ends the head
+            if transport.closed:
+                break
+            protocol.data_received(bytes([byte]))
+            await asyncio.sleep(0.05)
+        return transport
+
+    quiet = asyncio.run(idle())
+    assert quiet.closed and quiet.writes == []  # no request: closed, nothing answered
+    slow = asyncio.run(trickling())
+    assert slow.closed and b"".join(slow.writes).startswith(b"HTTP/1.1 408 ")
+
+
+def test_a_request_that_arrives_in_time_is_answered_however_long_the_app_takes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import statebox.serve._http as http_module
+
+    monkeypatch.setattr(http_module, "REQUEST_ARRIVAL_S", 0.1)
+
+    async def slow_app(scope: Scope, receive: Receive, send: Send) -> None:
+        await asyncio.sleep(0.3)  # longer than a request may take to arrive
+        await _json_app(scope, receive, send)
+
+    async def go() -> FakeTransport:
+        protocol, transport = _protocol(OneSendProtocol, slow_app)
+        protocol.data_received(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n42")
+        await asyncio.sleep(0.5)
+        return transport
+
+    transport = asyncio.run(go())
+    assert b"".join(transport.writes).startswith(b"HTTP/1.1 200 ")
+    assert b'{"echo":42}' in b"".join(transport.writes) and not transport.closed

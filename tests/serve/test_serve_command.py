@@ -159,3 +159,41 @@ def test_serve_refuses_a_bad_suite_before_starting(
     assert "Traceback" not in result.output
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and "suite" in lines[0], result.output
+
+
+def test_a_port_in_use_or_out_of_range_is_one_line_not_a_traceback() -> None:
+    # Found by a new user: a port in use ended in two tracebacks and "SystemExit: 3",
+    # a port over 65535 in an OverflowError traceback.
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    cmd = [str(STATEBOX), "serve", "--tasks", str(SERVE_TASKS), "--domain", TOY_REF]
+    try:
+        port = str(taken.getsockname()[1])
+        busy = subprocess.run([*cmd, "--port", port], capture_output=True, text=True, timeout=120)
+    finally:
+        taken.close()
+    assert busy.returncode == 1
+    assert "Traceback" not in busy.stderr and "SystemExit" not in busy.stderr
+    assert f"error: cannot serve on 127.0.0.1:{port}" in busy.stderr
+    wrong = subprocess.run([*cmd, "--port", "99999"], capture_output=True, text=True, timeout=60)
+    assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
+    assert "--port" in wrong.stderr
+
+
+def test_serve_raises_its_open_files_limit_to_the_hard_one() -> None:
+    import resource
+
+    from statebox.cli._serve import raise_open_files_limit
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard <= 64:
+        pytest.skip("no finite hard limit above the soft one to raise to here")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (64, hard))
+    try:
+        raise_open_files_limit()
+        assert resource.getrlimit(resource.RLIMIT_NOFILE) == (hard, hard)
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))

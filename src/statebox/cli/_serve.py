@@ -53,7 +53,7 @@ def serve(
     ] = None,
     domain: DomainOption = None,
     host: Annotated[str, typer.Option(help="Interface to bind.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="Port (0 picks a free one).")] = 8000,
+    port: Annotated[int, typer.Option(help="Port (0 picks a free one).", min=0, max=65535)] = 8000,
     openenv: Annotated[
         bool, typer.Option(help="Also serve the OpenEnv RL environment under /openenv.")
     ] = True,
@@ -259,6 +259,8 @@ def serve(
     if openenv_token_file is not None and rl_token is not None:
         _write_secret(openenv_token_file, rl_token)
 
+    raise_open_files_limit()
+
     async def main() -> None:
         server = BackgroundServer(serve_app.app, host, port)
         url = await server.start()
@@ -285,6 +287,20 @@ def serve(
             await server.stop()
 
     asyncio.run(main())
+
+
+def raise_open_files_limit() -> None:
+    """Let the server hold as many connections as the system allows this process.
+
+    Each connection is a file descriptor, and the usual soft limit is 1,024: a trainer's
+    batch and a few idle clients reach it, and then every accept fails (each logged).
+    The soft limit goes up to the hard one, as servers commonly set it.
+    """
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def _write_secret(path: Path, secret: str) -> None:

@@ -364,10 +364,21 @@ class BackgroundServer:
         Raises:
             ConfigError: The server could not start (port taken, lifespan failure).
         """
-        self._task = asyncio.create_task(self._server.serve())
+        failed: list[str] = []
+
+        async def serve() -> None:
+            try:
+                await self._server.serve()
+            except (SystemExit, OSError, OverflowError) as exc:
+                # uvicorn logs a bind error and exits the process (SystemExit); a port
+                # out of range fails in bind: either is this server not starting.
+                failed.append(str(exc) if not isinstance(exc, SystemExit) else "")
+
+        self._task = asyncio.create_task(serve())
         while not self._server.started:
             if self._task.done():
-                raise ConfigError(f"server on {self.host}:{self.port} failed to start")
+                why = next(iter(failed), "") or "the address is in use or not this machine's"
+                raise ConfigError(f"cannot serve on {self.host}:{self.port}: {why}")
             await asyncio.sleep(0.01)
         sockets = [s for srv in self._server.servers for s in srv.sockets]
         self.port = int(sockets[0].getsockname()[1])

@@ -1,4 +1,4 @@
-"""uvicorn's httptools protocol, sending each response's head and body in one ``send()``.
+"""uvicorn's httptools protocol: each response in one ``send()``, each request bounded.
 
 uvicorn writes a response's status line and headers when the app sends
 ``http.response.start`` and its body on ``http.response.body``: two ``send()`` calls,
@@ -8,6 +8,14 @@ keeps what is written until the response is complete (or, for anything else — 
 streamed body, a ``100 Continue`` — until the event loop's next step), then writes
 it in one call. The bytes and their order are unchanged; a WebSocket upgrade gets the
 socket's own transport.
+
+httptools buffers a request's head until it is complete, with no limit, and uvicorn
+times nothing before a connection's first response: one client could make the server
+hold hundreds of MB of one header, or hold connections (file descriptors) open by
+sending nothing, or a byte now and then. So a request head over
+`MAX_REQUEST_HEAD_BYTES` is answered 431 and the connection closed; a connection must
+begin its first request within the keep-alive timeout, and a request, once begun, must
+arrive whole within `REQUEST_ARRIVAL_S` seconds (else 408, closed).
 """
 
 from __future__ import annotations
@@ -17,10 +25,14 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-__all__ = ["FLUSH_AT_BYTES", "OneSendProtocol"]
+__all__ = ["FLUSH_AT_BYTES", "MAX_REQUEST_HEAD_BYTES", "REQUEST_ARRIVAL_S", "OneSendProtocol"]
 
 FLUSH_AT_BYTES = 64 * 1024
 """Most bytes held for one send (asyncio's default write high-water mark)."""
+MAX_REQUEST_HEAD_BYTES = 64 * 1024
+"""Longest request line and headers accepted (nginx accepts 32 KiB at most by default)."""
+REQUEST_ARRIVAL_S = 30.0
+"""Seconds a request has, from its first byte, to arrive whole (head and body)."""
 
 
 class _Coalescing:
@@ -82,10 +94,48 @@ class _Coalescing:
 
 
 class OneSendProtocol(HttpToolsProtocol):
-    """`HttpToolsProtocol` writing each complete response with one ``send()``."""
+    """`HttpToolsProtocol` writing each complete response with one ``send()``.
+
+    Requests are bounded in size and time (see the module).
+    """
+
+    _head_bytes = 0
+    _heads = 0  # request heads read whole so far
+    _in_head = True  # the next bytes are (or begin) a request's head
+    _begun = False  # a request has begun and not yet arrived whole
+    _deadline: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(_Coalescing(transport, self.loop))  # type: ignore[arg-type]
+        self._arm(self.timeout_keep_alive)  # the first request must begin in this time
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        in_head, heads = self._in_head, self._heads
+        super().data_received(data)
+        # A chunk read in a head that no head ended in is all head: httptools keeps it.
+        if in_head and heads == self._heads and not self.transport.is_closing():
+            self._head_bytes += len(data)
+            if self._head_bytes > MAX_REQUEST_HEAD_BYTES:
+                self._refuse(431, b"Request Header Fields Too Large")
+
+    def on_message_begin(self) -> None:
+        super().on_message_begin()
+        self._in_head, self._head_bytes, self._begun = True, 0, True
+        self._arm(REQUEST_ARRIVAL_S)
+
+    def on_headers_complete(self) -> None:
+        self._in_head, self._head_bytes = False, 0
+        self._heads += 1
+        super().on_headers_complete()
+
+    def on_message_complete(self) -> None:
+        self._disarm()  # arrived whole: answering it is the app's time
+        self._in_head, self._begun = True, False  # whatever comes next begins a request
+        super().on_message_complete()
 
     def on_response_complete(self) -> None:
         if isinstance(self.transport, _Coalescing):
@@ -93,8 +143,38 @@ class OneSendProtocol(HttpToolsProtocol):
         super().on_response_complete()
 
     def handle_websocket_upgrade(self) -> None:
+        self._disarm()  # the WebSocket protocol times its own connection
         # The WebSocket protocol writes frames itself: give it the socket's transport.
         if isinstance(self.transport, _Coalescing):
             self.transport.flush()
             self.transport = self.transport.transport
         super().handle_websocket_upgrade()
+
+    def _arm(self, seconds: float) -> None:
+        self._disarm()
+        self._deadline = self.loop.call_later(seconds, self._too_slow)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _too_slow(self) -> None:
+        self._deadline = None
+        if self.transport.is_closing():
+            return
+        if not self._begun:
+            self.transport.close()  # an idle connection: no request to answer
+            return
+        self._refuse(408, b"Request Timeout")
+
+    def _refuse(self, status: int, reason: bytes) -> None:
+        """Answer a request that may not be read any further, and close the connection.
+
+        No answer when a response is under way (a pipelined request behind it): the
+        connection is closed.
+        """
+        if self.cycle is None or self.cycle.response_complete:
+            head = b"HTTP/1.1 %d %s\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+            self.transport.write(head % (status, reason))
+        self.transport.close()
