@@ -312,3 +312,47 @@ def test_a_request_that_arrives_in_time_is_answered_however_long_the_app_takes(
     transport = asyncio.run(go())
     assert b"".join(transport.writes).startswith(b"HTTP/1.1 200 ")
     assert b'{"echo":42}' in b"".join(transport.writes) and not transport.closed
+
+
+def test_a_connection_past_the_limit_is_closed_at_once_and_the_rest_are_served(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Found in review: past the open-files limit every accept failed and asyncio logged
+    # each failure whole (~40,000 lines a second), while nobody could connect.
+    import socket
+
+    import statebox.serve._http as http_module
+    from statebox.serve import BackgroundServer
+
+    monkeypatch.setattr(http_module, "connection_limit", lambda: 2)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while (await receive())["type"] != "lifespan.shutdown":
+                await send({"type": "lifespan.startup.complete"})
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+        await _json_app(scope, receive, send)
+
+    async def go() -> tuple[bytes, list[bytes]]:
+        async with BackgroundServer(app) as server:
+            loop = asyncio.get_running_loop()
+            held = []
+            for _ in range(2):
+                held.append(socket.create_connection(("127.0.0.1", server.port)))
+            await asyncio.sleep(0.1)
+            extra = socket.create_connection(("127.0.0.1", server.port))
+            extra.settimeout(5)
+            refused = await loop.run_in_executor(None, extra.recv, 100)
+            extra.close()
+            answers = []
+            for s in held:
+                s.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                s.settimeout(5)
+                answers.append(await loop.run_in_executor(None, s.recv, 4096))
+                s.close()
+            return refused, answers
+
+    refused, answers = asyncio.run(go())
+    assert refused == b""  # closed by the server without a word
+    assert all(a.startswith(b"HTTP/1.1 200 ") for a in answers)

@@ -197,3 +197,28 @@ def test_serve_raises_its_open_files_limit_to_the_hard_one() -> None:
         assert resource.getrlimit(resource.RLIMIT_NOFILE) == (hard, hard)
     finally:
         resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+def test_accepts_failing_for_want_of_descriptors_are_one_line_per_period(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Found in review: each failed accept was logged whole, ~40,000 lines a second.
+    import asyncio
+
+    from statebox.cli._serve import ACCEPT_FAILURE, quiet_accept_failures
+
+    others: list[str] = []
+
+    async def go() -> None:
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(lambda _, context: others.append(context["message"]))
+        quiet_accept_failures(loop, every_s=60)
+        error = OSError(24, "Too many open files")
+        for _ in range(1000):
+            loop.call_exception_handler({"message": ACCEPT_FAILURE, "exception": error})
+        loop.call_exception_handler({"message": "something else"})
+
+    asyncio.run(go())
+    said = capsys.readouterr().err.strip().splitlines()
+    assert len(said) == 1 and "out of file descriptors" in said[0]
+    assert others == ["something else"]  # every other error goes where it went before

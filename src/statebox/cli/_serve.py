@@ -262,6 +262,7 @@ def serve(
     raise_open_files_limit()
 
     async def main() -> None:
+        quiet_accept_failures(asyncio.get_running_loop())
         server = BackgroundServer(serve_app.app, host, port)
         url = await server.start()
         err_console.print(f"statebox serve on {url}", highlight=False)
@@ -287,6 +288,40 @@ def serve(
             await server.stop()
 
     asyncio.run(main())
+
+
+ACCEPT_FAILURE = "socket.accept() out of system resource"
+"""asyncio's message for an accept that failed for want of a file descriptor."""
+
+
+def quiet_accept_failures(loop: asyncio.AbstractEventLoop, every_s: float = 10.0) -> None:
+    """Log accepts failing for want of descriptors as one line per ``every_s`` seconds.
+
+    asyncio logs each such failure with its traceback: a flood of connections past the
+    open-files limit wrote tens of thousands of lines a second. Any other error is
+    handled as before.
+    """
+    previous = loop.get_exception_handler()
+    last = -every_s
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        nonlocal last
+        if context.get("message") != ACCEPT_FAILURE:
+            if previous is not None:
+                previous(loop, context)
+            else:
+                loop.default_exception_handler(context)
+            return
+        if loop.time() - last >= every_s:
+            last = loop.time()
+            err_console.print(
+                "statebox serve: out of file descriptors, refusing connections "
+                f"({context.get('exception')}); said once per {every_s:g} s",
+                highlight=False,
+                soft_wrap=True,
+            )
+
+    loop.set_exception_handler(handler)
 
 
 def raise_open_files_limit() -> None:

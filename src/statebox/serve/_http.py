@@ -15,7 +15,10 @@ hold hundreds of MB of one header, or hold connections (file descriptors) open b
 sending nothing, or a byte now and then. So a request head over
 `MAX_REQUEST_HEAD_BYTES` is answered 431 and the connection closed; a connection must
 begin its first request within the keep-alive timeout, and a request, once begun, must
-arrive whole within `REQUEST_ARRIVAL_S` seconds (else 408, closed).
+arrive whole within `REQUEST_ARRIVAL_S` seconds (else 408, closed). And past
+`connection_limit` connections a new one is closed at once: every accept that fails
+for want of a descriptor is logged whole by asyncio (tens of thousands of lines a
+second under a flood), and the descriptors the server itself needs stay free.
 """
 
 from __future__ import annotations
@@ -25,7 +28,13 @@ from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-__all__ = ["FLUSH_AT_BYTES", "MAX_REQUEST_HEAD_BYTES", "REQUEST_ARRIVAL_S", "OneSendProtocol"]
+__all__ = [
+    "FLUSH_AT_BYTES",
+    "MAX_REQUEST_HEAD_BYTES",
+    "REQUEST_ARRIVAL_S",
+    "OneSendProtocol",
+    "connection_limit",
+]
 
 FLUSH_AT_BYTES = 64 * 1024
 """Most bytes held for one send (asyncio's default write high-water mark)."""
@@ -33,6 +42,18 @@ MAX_REQUEST_HEAD_BYTES = 64 * 1024
 """Longest request line and headers accepted (nginx accepts 32 KiB at most by default)."""
 REQUEST_ARRIVAL_S = 30.0
 """Seconds a request has, from its first byte, to arrive whole (head and body)."""
+RESERVED_FILES = 128
+"""File descriptors kept free of connections (worlds' servers, logs, the listening socket)."""
+
+
+def connection_limit() -> int:
+    """Most connections (HTTP and WebSocket) at once: the open-files limit less a reserve."""
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if soft == resource.RLIM_INFINITY:
+        return 1 << 20
+    return max(64, soft - RESERVED_FILES)
 
 
 class _Coalescing:
@@ -107,6 +128,9 @@ class OneSendProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(_Coalescing(transport, self.loop))  # type: ignore[arg-type]
+        if len(self.connections) > connection_limit():
+            self.transport.close()  # full: its descriptor back at once, nothing logged
+            return
         self._arm(self.timeout_keep_alive)  # the first request must begin in this time
 
     def connection_lost(self, exc: Exception | None) -> None:
