@@ -952,14 +952,15 @@ def schema(
 ) -> None:
     """Print the JSON Schema of a record or of a task."""
     from statebox.records import ErrorRecord, Manifest, TrialRecord
-    from statebox.tasks import Task
+    from statebox.tasks import task_json_schema
 
-    models: dict[str, Any] = {
-        "results": TrialRecord,
-        "errors": ErrorRecord,
-        "manifest": Manifest,
-        "task": Task,
-    }
-    if what not in models:
-        raise ConfigError(f"unknown schema {what!r}; choose from {', '.join(models)}")
-    typer.echo(json.dumps(models[what].model_json_schema(), indent=2))
+    # A record's schema is of what is written (serialisation: its derived fields too,
+    # such as a verdict's ``passed``); a task's is of what a task file may say.
+    records: dict[str, Any] = {"results": TrialRecord, "errors": ErrorRecord, "manifest": Manifest}
+    if what == "task":
+        schema = task_json_schema()
+    elif what in records:
+        schema = records[what].model_json_schema(mode="serialization")
+    else:
+        raise ConfigError(f"unknown schema {what!r}; choose from {', '.join([*records, 'task'])}")
+    typer.echo(json.dumps(schema, indent=2))

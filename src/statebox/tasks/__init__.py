@@ -18,6 +18,7 @@ from statebox.tasks._model import (
     TextCheck,
     UserSpec,
 )
+from statebox.tasks._schema import task_json_schema
 from statebox.tasks._suites import (
     BENCH_NAME,
     LEGACY_VERSION,
@@ -70,4 +71,5 @@ __all__ = [
     "suite_tasks",
     "suite_versions",
     "task_data",
+    "task_json_schema",
 ]
