@@ -43,3 +43,16 @@ def test_play_unknown_task_names_near_ids(cli: CliRunner) -> None:
     result = cli.invoke(app, args)
     assert result.exit_code == 1
     assert "did you mean toy.transfer.basic.001" in result.output
+
+
+def test_play_takes_a_suite_so_a_task_of_an_older_version_can_be_played(
+    cli: CliRunner,
+) -> None:
+    # Found by a new user: the README's `statebox play retail.returns.approve.001` names a
+    # 1.0 task, and play had no --suite to reach it (its help spoke of one).
+    args = ["play", "retail.returns.approve.001"]
+    missing = cli.invoke(app, args, input="done Nothing to do.\n")
+    assert missing.exit_code == 1 and "suite retail@2.0" in missing.output
+    played = cli.invoke(app, [*args, "--suite", "retail@1.0"], input="done Nothing to do.\n")
+    assert played.exit_code == 0, played.output
+    assert "FAILED: retail.returns.approve.001" in played.output

@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 import typer
 
-from statebox.cli._app import DomainOption, app, handled
+from statebox.cli._app import SUITE_HELP, DomainOption, app, handled
 from statebox.errors import ConfigError
 
 __all__ = ["NO_USER", "HumanAgent", "drive", "play"]
@@ -152,6 +152,7 @@ def play(
     tasks: Annotated[
         list[Path] | None, typer.Option(help="Task YAML file or folder (default: installed).")
     ] = None,
+    suite: Annotated[str | None, typer.Option(help=SUITE_HELP)] = None,
     domain: DomainOption = None,
     user: Annotated[
         str, typer.Option(help="The customer: rule, human, openai:MODEL or anthropic:MODEL.")
@@ -189,7 +190,7 @@ def play(
     roles = run_models(settings)
     registry = _registry(domain, settings, roles.setup)
     # An author plays train tasks too.
-    task = find_task(registry, task_id, tasks or None, both_splits=True)
+    task = find_task(registry, task_id, tasks or None, suite, both_splits=True)
     d = registry.domain(task.domain)
     from statebox.users import RuleUser
 
