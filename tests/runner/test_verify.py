@@ -285,6 +285,24 @@ def test_rejudge_flips_exactly_the_trials_a_changed_golden_should(
     assert check.exit_code == 0, check.output
 
 
+def test_rejudge_names_a_check_added_to_a_task(campaigns: dict[str, Path], tmp_path: Path) -> None:
+    # Found by a new user: a flip caused by a newly added failing check was explained as
+    # "the checks are the same; the status differed" (an absent check counted as failing).
+    tasks = _copy(campaigns["tasks"], tmp_path / "tasks4")
+    docs = yaml.safe_load((tasks / "toy.yaml").read_text())
+    assert docs[0]["id"] == "toy.transfer.basic.001"
+    docs[0]["checks"]["invariants"].append({"sql": "select 1", "equals": 2})
+    (tasks / "toy.yaml").write_text(yaml.safe_dump(docs, sort_keys=False))
+    out = tmp_path / "added"
+    result = CliRunner().invoke(
+        app, ["rejudge", str(campaigns["oracle"]), "--out", str(out), "--tasks", str(tasks)]
+    )
+    assert result.exit_code == 0, result.output
+    out_text = flat(result.stdout)
+    assert "invariant[1] added, fails: select 1: 1 != 2" in out_text
+    assert "the checks are the same" not in out_text
+
+
 def test_rejudge_lists_trials_whose_calls_no_longer_apply(
     campaigns: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -94,9 +94,17 @@ def _why(record: TrialRecord, replayed: Replayed) -> str:
         a, b = old.get(name), new.get(name)
         ok_a = a is not None and a.passed and not a.skipped
         ok_b = b is not None and b.passed and not b.skipped
-        if ok_a == ok_b:
+        if a is None and b is not None:
+            # A check the task did not have: it explains a flip only when it fails, but
+            # it is named either way (an added check is no "same checks").
+            if ok_b:
+                parts.append(f"{name} added, passes")
+            else:
+                state = "unjudged" if b.skipped else "fails"
+                parts.append(f"{name} added, {state}" + (f": {b.detail}" if b.detail else ""))
+        elif ok_a == ok_b:
             continue
-        if b is None:
+        elif b is None:
             parts.append(f"{name} removed")
         elif ok_b:
             parts.append(f"{name} now passes")
