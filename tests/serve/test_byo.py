@@ -52,19 +52,22 @@ def test_example_agent_is_evaluated_end_to_end_by_statebox_run(tmp_path: Path) -
         assert agent.stdout is not None
         url = agent.stdout.readline().strip()
         assert url.startswith("http://127.0.0.1:") and url.endswith("/agent")
-        out = tmp_path / "campaign"
         args = ["--tasks", str(SERVE_TASKS), "--domain", TOY_REF, "--agent", url]
-        run = subprocess.run(
-            [str(STATEBOX), "run", *args, "--trials", "2", "--out", str(out), "--json"],
+        run = subprocess.run(  # no --out: the default folder under runs/
+            [str(STATEBOX), "run", *args, "--trials", "2", "--json"],
             capture_output=True,
             text=True,
             timeout=300,
             check=False,
+            cwd=tmp_path,
         )
         assert run.returncode == 0, run.stderr
     finally:
         agent.terminate()
         agent.wait(10)
+    # Found by a new user: the agent's URL in the folder name made nested folders.
+    (out,) = (tmp_path / "runs").iterdir()
+    assert (out / "manifest.json").is_file() and out.name.startswith("tasks-http-127.0.0.1-")
     summary = json.loads(run.stdout)
     assert summary["overall"]["pass_at_1"] == 1.0
     records = read_results(out)

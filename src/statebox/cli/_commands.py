@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -638,7 +639,9 @@ def run(
             if suite is None and registry.sources
             else settings.suite
         ).translate(str.maketrans(":@", "--"))
-        out = settings.runs_dir / f"{label}-{agents[0].agent_id}-{stamp}"
+        # An agent id may be a URL (an outside agent): one folder, no separators in it.
+        folder = re.sub(r"[^A-Za-z0-9._+-]+", "-", agents[0].agent_id).strip("-")
+        out = settings.runs_dir / f"{label}-{folder}-{stamp}"
     tb_run = None
     db_run = None
     evaluation: dict[str, str] = {}
