@@ -365,6 +365,22 @@ def test_campaign_card_pins_the_environment_and_the_figures(
     assert check.exit_code == 0, check.output
 
 
+def test_the_card_of_a_campaign_no_one_can_replay_offers_no_verify(
+    campaigns: dict[str, Path], tmp_path: Path
+) -> None:
+    # Found by a new user: a --backend campaign's card said "Check it: ... statebox
+    # verify", which refuses every such campaign.
+    run = _copy(campaigns["oracle"], tmp_path / "backend")
+    m = json.loads((run / "manifest.json").read_text())
+    m["settings"]["backends"] = {"orders": "backend.yaml"}
+    (run / "manifest.json").write_text(json.dumps(m))
+    cli = CliRunner()
+    card = cli.invoke(app, ["report", str(run), "--format", "card"]).stdout
+    assert "statebox verify runs" not in card and "Check it" not in card
+    assert "cannot be replayed offline: it ran on --backend files" in flat(card)
+    assert cli.invoke(app, ["verify", str(run)]).exit_code == 1  # as the card says
+
+
 def test_rejudge_asks_rubric_questions_only_with_judge(
     campaigns: dict[str, Path], tmp_path: Path
 ) -> None:

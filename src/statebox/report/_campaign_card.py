@@ -17,6 +17,7 @@ from typing import Any
 from statebox.errors import DomainError
 from statebox.records import Manifest, TrialStatus
 from statebox.report._summary import CampaignRows
+from statebox.runner import external_source
 from statebox.tasks import BENCH_NAME, parse_suite, pin_legacy
 
 __all__ = ["CARD_METRICS", "render_campaign_card"]
@@ -173,11 +174,25 @@ def render_campaign_card(summary: Mapping[str, Any], campaigns: Sequence[Campaig
             f"{counts[TrialStatus.SYSTEM_ERROR]} system errors",
             *_figures(summary, by_label.get(c.label, [])),
             "",
-            "Check it: replay every trial against the installed statebox and suite with",
-            "",
-            "```text",
-            f"statebox verify {shlex.quote(str(c.directory))}",
-            "```",
-            "",
+            *_check_it(c, m),
         ]
     return "\n".join(out)
+
+
+def _check_it(c: CampaignRows, m: Manifest | None) -> list[str]:
+    """How to check the campaign: its verify command, or why it cannot be replayed."""
+    held = external_source(m) if m is not None else ""
+    if held:
+        return [
+            f"Its trials cannot be replayed offline: it ran on {held}, whose servers held "
+            "the state (`statebox verify` and `rejudge` refuse such a campaign).",
+            "",
+        ]
+    return [
+        "Check it: replay every trial against the installed statebox and suite with",
+        "",
+        "```text",
+        f"statebox verify {shlex.quote(str(c.directory))}",
+        "```",
+        "",
+    ]

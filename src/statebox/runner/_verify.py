@@ -40,6 +40,7 @@ __all__ = [
     "campaign_limits",
     "campaign_policy_mode",
     "campaign_tasks",
+    "external_source",
     "manifest_differences",
     "record_problems",
     "verify_campaign",
@@ -73,7 +74,11 @@ class VerifyReport(NamedTuple):
         return [t for t in self.trials if not t.ok]
 
 
-def _source_kind(manifest: Manifest) -> str:
+def external_source(manifest: Manifest) -> str:
+    """What outside statebox held the campaign's state ('' when statebox's own worlds did).
+
+    Such a campaign's trials cannot be replayed offline: its servers held the state.
+    """
     if "thinkingbox" in manifest.settings:
         return "a ThinkingBox dataset"
     if manifest.task_source.startswith("backend:") or "backends" in manifest.settings:
@@ -91,7 +96,7 @@ def campaign_domains(manifest: Manifest, registry: Registry) -> Registry:
             the state; statebox cannot rebuild it offline).
         DomainError: A recorded ``--domain`` reference no longer loads.
     """
-    kind = _source_kind(manifest)
+    kind = external_source(manifest)
     if kind:
         raise ConfigError(
             f"campaign {manifest.campaign_id} ran on {kind}: its servers hold the state, "
