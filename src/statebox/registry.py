@@ -25,6 +25,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from pydantic import ValidationError
+
+from statebox._model import validation_line
 from statebox.agents import (
     AgentFactory,
     FaultInjectionFactory,
@@ -252,6 +255,8 @@ def _fault(options: dict[str, Any]) -> AgentFactory:
         raise ConfigError(f"fault agent option {options['model']!r}: use key=value")
     try:
         return FaultInjectionFactory(FaultRates(**options))
+    except ValidationError as exc:
+        raise ConfigError(f"fault agent options: {validation_line(exc)}") from exc
     except ValueError as exc:
         raise ConfigError(f"fault agent options: {exc}") from exc
 
@@ -276,6 +281,8 @@ def _sleepy(options: dict[str, Any]) -> AgentFactory:
         raise ConfigError(f"sleepy agent option {options['model']!r}: use key=value")
     try:
         return SleepyFactory(SleepyOptions(**options))
+    except ValidationError as exc:
+        raise ConfigError(f"sleepy agent options: {validation_line(exc)}") from exc
     except ValueError as exc:
         raise ConfigError(f"sleepy agent options: {exc}") from exc
 

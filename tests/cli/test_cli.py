@@ -494,3 +494,54 @@ def test_a_campaign_records_its_suite_with_the_resolved_version(
     # A manifest from before versions: its suite meant 1.0, whatever the default is now.
     (out / "manifest.json").write_text(json.dumps({**manifest, "task_source": "suite:toy"}))
     assert read_planned(out).suite == "toy@1.0"
+
+
+@pytest.mark.parametrize(
+    ("extra", "files", "said"),
+    [
+        (
+            ["--agent", "fault:skip_write=2"],
+            {},
+            "skip_write: Input should be less than or equal to 1",
+        ),
+        (
+            ["--agent", "sleepy:latency_s=-1"],
+            {},
+            "latency_s: Input should be greater than or equal",
+        ),
+        (
+            ["--agent", "openai:m", "--models", "models.yaml"],
+            {"models.yaml": "agent:\n  provider: openai\n  model: m\n  temprature: 0.3\n"},
+            "models file models.yaml: agent.temprature: Extra inputs are not permitted",
+        ),
+        (
+            ["--agent", "openai:m", "--models", "models.yaml"],
+            {"models.yaml": "agent: [\n"},
+            "models file models.yaml: not valid YAML at line 2, column 1",
+        ),
+        (
+            ["--agent", "oracle", "--pricing", "prices.yaml"],
+            {"prices.yaml": "models:\n  m: {input: abc}\n"},
+            "pricing file prices.yaml: models.m.input_usd_per_mtok: Field required",
+        ),
+        (
+            ["--agent", "oracle", "--pricing", "missing.yaml"],
+            {},
+            "pricing file missing.yaml: No such",
+        ),
+    ],
+)
+def test_a_bad_agent_option_models_or_pricing_file_is_one_line(
+    cli: CliRunner, tmp_path: Path, extra: list[str], files: dict[str, str], said: str
+) -> None:
+    # Found by a new user: raw multi-line pydantic text with links to its docs, YAML
+    # errors naming "<unicode string>", and a pricing file never read by offline agents.
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    args = ["run", "--tasks", str(TOY_TASKS), "--domain", TOY_REF, "--trials", "1"]
+    result = cli.invoke(app, [*args, *extra, "--out", str(tmp_path / "run")])
+    assert result.exit_code == 1, result.output
+    error = result.stderr.strip()
+    assert said in flat(error)
+    assert "pydantic.dev" not in error and "<unicode string>" not in error
+    assert not (tmp_path / "run" / "results.jsonl").exists()

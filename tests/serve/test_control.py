@@ -88,6 +88,10 @@ def test_operator_creates_talks_judges_reads_effects_and_tears_down() -> None:
             json_type = {**auth(), "Content-Type": "application/json"}
             r = await s.http.post("/control/sessions", content=b"{oops", headers=json_type)
             assert r.status_code == 400
+            # Found by a new user: pydantic's own text, lines of it and a link to its docs.
+            r = await s.http.post("/control/sessions", json={}, headers=auth())
+            assert r.status_code == 400
+            assert r.json()["error"] == "bad request: task_id: Field required"
 
     asyncio.run(go())
 

@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 
+from statebox._model import validation_line
 from statebox.cli._app import (
     SUITE_HELP,
     CampaignDomainOption,
@@ -545,8 +547,8 @@ def run(
     tool_timeout_s = float(flags.pop("tool_timeout_s") or 300.0)
     try:
         settings = Settings.model_validate({k: v for k, v in flags.items() if v is not None})
-    except ValueError as exc:
-        raise ConfigError(f"settings: {exc}") from exc
+    except ValidationError as exc:
+        raise ConfigError(f"settings: {validation_line(exc)}") from exc
     if sum(map(bool, (suite is not None, tasks, thinkingbox is not None))) > 1:
         raise ConfigError("give one of --suite, --tasks and --thinkingbox")
     if backend and (suite is not None or thinkingbox is not None):

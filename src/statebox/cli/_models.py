@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from statebox.errors import ConfigError
 from statebox.judge import ModelRubricJudge, RubricJudge
-from statebox.llm import ModelConfig, ModelSetup
+from statebox.llm import ModelConfig, ModelSetup, load_pricing
 from statebox.runner import UserFactory
 from statebox.settings import Settings
 from statebox.users import HumanUser, LLMUserFactory
@@ -52,6 +52,10 @@ def run_models(settings: Settings, agents: Sequence[str] = ()) -> RunModels:
             or a hosted model without its API key variable set.
     """
     setup = ModelSetup(settings)
+    if settings.pricing_file is not None:
+        # Read at the start, not at the first model call: a campaign of offline agents
+        # never calls a model, and took a missing or broken file without a word.
+        load_pricing(settings.pricing_file)
     spec = settings.user
     if spec is None:
         spec = "model" if setup.file.user is not None else "rule"

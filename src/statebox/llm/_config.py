@@ -15,7 +15,7 @@ from typing import Literal, TypeAlias
 import yaml
 from pydantic import Field, ValidationError, model_validator
 
-from statebox._model import Model
+from statebox._model import Model, validation_line
 from statebox.errors import ConfigError
 
 __all__ = [
@@ -171,8 +171,14 @@ class PriceTable(Model):
 def _read_yaml(path: Path, what: str) -> object:
     try:
         return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError(f"{what} {path}: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"{what} {path}: {exc.strerror or exc}") from exc
+    except yaml.YAMLError as exc:
+        # PyYAML's text spans lines and names the file "<unicode string>": say where.
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{what} {path}: not valid YAML{at}: {problem}") from exc
 
 
 def load_models_file(path: Path) -> ModelsFile:
@@ -184,7 +190,7 @@ def load_models_file(path: Path) -> ModelsFile:
     try:
         return ModelsFile.model_validate(_read_yaml(path, "models file") or {})
     except ValidationError as exc:
-        raise ConfigError(f"models file {path}: {exc}") from exc
+        raise ConfigError(f"models file {path}: {validation_line(exc)}") from exc
 
 
 def load_pricing(path: Path) -> PriceTable:
@@ -196,7 +202,7 @@ def load_pricing(path: Path) -> PriceTable:
     try:
         return PriceTable.model_validate(_read_yaml(path, "pricing file") or {})
     except ValidationError as exc:
-        raise ConfigError(f"pricing file {path}: {exc}") from exc
+        raise ConfigError(f"pricing file {path}: {validation_line(exc)}") from exc
 
 
 def parse_model_spec(spec: str, base: ModelConfig | None = None) -> ModelConfig:

@@ -30,7 +30,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from statebox._model import Model
+from statebox._model import Model, validation_line
 from statebox.domains import Domain
 from statebox.episode import MessageUser
 from statebox.errors import StateboxError
@@ -99,7 +99,9 @@ def build_control_app(
     async def body(request: Request, model: type[Model]) -> Any:
         try:
             return model.model_validate(json.loads(await request.body() or b"{}"))
-        except (ValueError, ValidationError) as exc:
+        except ValidationError as exc:
+            raise _BadRequest(validation_line(exc)) from exc
+        except ValueError as exc:
             raise _BadRequest(str(exc)) from exc
 
     def session_or_404(request: Request) -> Session:
