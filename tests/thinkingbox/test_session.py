@@ -109,6 +109,14 @@ def test_agent_surface_results_and_close(toy_domain: Domain, world: World) -> No
         assert failed.error == ToolFailure.of(
             "invalid_state", "Error executing tool fail_hard: tiny shop exploded"
         )
+        # Found by a new user: a FastMCP server refusing the arguments themselves was
+        # classed precondition_failed ("the record is not in a state ..."). The kind
+        # stays as recorded before; the class and its hint say what to fix.
+        bad = await session.call(ToolCall(tool="get_order", args={"bogus": 1}))
+        assert bad.error is not None and not bad.ok
+        assert bad.error.message.startswith("Error executing tool get_order: ")
+        assert (bad.error.kind, bad.error.classified()) == ("invalid_state", "invalid_arguments")
+        assert bad.error.agent_view()["hint"] == ToolFailure.of("invalid_arguments", "").hint
         effects = await session.effects()
         assert effects["tiny_shop"]["result_db_state"]["orders"][0]["note"] is None
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -37,6 +38,10 @@ RESERVED_PREFIX = "__reserved__"
 
 _INPUT_VALIDATION = "Input validation error"
 """How the MCP SDK's low-level server starts a refusal of arguments against the schema."""
+_ARGUMENTS_REFUSED = re.compile(
+    r"Error executing tool \S+: \d+ validation errors? for \w+Arguments\b"
+)
+"""How a FastMCP server words the same refusal (its arguments model is ``<tool>Arguments``)."""
 
 
 _MESSAGE_CLASSES: tuple[tuple[tuple[str, ...], ErrorClass], ...] = (
@@ -56,6 +61,8 @@ def _message_class(kind: str, text: str) -> ErrorClass | None:
     """
     if kind == "invalid_arguments":
         return None
+    if _ARGUMENTS_REFUSED.match(text):
+        return "invalid_arguments"  # the agent's arguments, not the record's state
     low = text.lower()
     for words, klass in _MESSAGE_CLASSES:
         if any(w in low for w in words):
