@@ -252,3 +252,29 @@ def test_html_report_shows_the_ablation_and_thoughts_in_place(
         detail.index("transfer("),
     ]
     assert order == sorted(order)
+
+
+def test_a_resumed_ablation_continues_as_planned_without_its_flags(tmp_path: Path) -> None:
+    # Found by a new user: `ablate --resume` asked for --agent and --config again, and a
+    # resume without --trials made a 2-trial ablation a 5-trial one, manifest rewritten.
+    cli = CliRunner()
+    out = tmp_path / "abl"
+    first = cli.invoke(
+        app,
+        ["ablate", "--tasks", str(TOY_TASKS), "--domain", TOY_REF, "--out", str(out),
+         "--agent", "fault", "--config", "baseline", "--config", "approval-gate",
+         "--trials", "2", "--seed", "3"],
+    )  # fmt: skip
+    assert first.exit_code == 0, first.output
+    results = out / "results.jsonl"
+    lines = results.read_text().splitlines()
+    results.write_text("\n".join(lines[: len(lines) // 2]) + "\n")  # as if killed midway
+    again = cli.invoke(app, ["ablate", "--out", str(out), "--resume"])
+    assert again.exit_code == 0, again.output
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert (manifest["trials"], manifest["seed"]) == (2, 3)
+    written = [json.loads(x)["trial_id"] for x in results.read_text().splitlines()]
+    assert len(written) == len(set(written)) == len(lines)  # nothing lost, nothing run twice
+    assert {r.trial_id for r in read_results(out)} == set(written)
+    names = [c["name"] for c in manifest["settings"]["ablation"]]
+    assert names == ["baseline", "approval-gate"]

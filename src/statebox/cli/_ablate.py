@@ -33,7 +33,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import ValidationError
 
+from statebox._model import validation_line
 from statebox.cli._app import SUITE_HELP, DomainOption, app, err_console, handled
 from statebox.cli._commands import _registry, out_console
 from statebox.errors import ConfigError, StateboxError
@@ -157,6 +159,14 @@ def _offline_factory(name: str, registry: Any, agent: str, opts: dict[str, Any])
     return MitigatedFactory(base, _mitigations(name, opts), name)
 
 
+def _ran(out: Path) -> dict[str, Any]:
+    """The ``--config`` and ``--agent`` the ablation in ``out`` ran with ({}: not kept then)."""
+    from statebox.records import read_manifest
+
+    ran = read_manifest(out).settings.get("ablation_flags")
+    return ran if isinstance(ran, dict) else {}
+
+
 def _describe(name: str, spec: str | None, factory: Any) -> str:
     if spec is not None and name not in NAMED:
         return spec
@@ -241,12 +251,23 @@ def ablate(
         list[Path] | None, typer.Option(help="Task YAML file or folder (repeatable).")
     ] = None,
     domain: DomainOption = None,
-    trials: Annotated[int, typer.Option(min=1, help="Trials per task and configuration (K).")] = 5,
-    seed: Annotated[int, typer.Option(help="Campaign seed (shared by every configuration).")] = 0,
-    concurrency: Annotated[int, typer.Option(min=1, help="Trials in flight at once.")] = 8,
+    trials: Annotated[
+        int | None,
+        typer.Option(min=1, help="Trials per task and configuration (K). Default: 5."),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Campaign seed (shared by every configuration). Default: 0.")
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Trials in flight at once. Default: 8.")
+    ] = None,
     out: Annotated[Path | None, typer.Option(help="Campaign directory to write.")] = None,
     resume: Annotated[
-        bool, typer.Option(help="Continue the ablation in --out (same configurations).")
+        bool,
+        typer.Option(
+            help="Continue the ablation in --out: its configurations, agent, tasks, trials, "
+            "seed and settings come from its manifest unless given again."
+        ),
     ] = False,
     analyze: Annotated[
         Path | None, typer.Option(help="Print the tables of an ablation already run; runs nothing.")
@@ -288,11 +309,28 @@ def ablate(
 ) -> None:
     """Run named agent configurations over the same tasks: think-tool and mitigation ablations."""
     if analyze is not None:
-        data = _analyze(analyze, domain, resamples, seed)
+        data = _analyze(analyze, domain, resamples, seed or 0)
         _emit(data, analyze, json_out)
         return
     if out is None:
         raise ConfigError("--out DIR: where the ablation's campaign goes (or --analyze DIR)")
+    from statebox.cli._resume import read_planned
+
+    planned = None
+    if resume:
+        # What the flags leave out comes from the manifest, never from defaults (a
+        # default --trials 5 silently made a 3-trial ablation a 5-trial one).
+        planned = read_planned(out)
+        trials = trials if trials is not None else planned.trials
+        seed = seed if seed is not None else planned.seed
+        concurrency = concurrency if concurrency is not None else planned.concurrency
+        if suite is None and not tasks:
+            suite, tasks = planned.suite, planned.tasks
+        domain = domain or planned.domains
+        ran = _ran(out)
+        config = config or ran.get("config")
+        agent = agent or ran.get("agent")
+    trials, seed, concurrency = trials or 5, seed or 0, concurrency or 8
     if reasoning_effort not in ("minimal", "low", "medium", "high"):
         raise ConfigError(f"--reasoning-effort {reasoning_effort!r}: minimal, low, medium or high")
     if suite is not None and tasks:
@@ -316,10 +354,12 @@ def ablate(
         "seed": seed,
         "concurrency": concurrency,
     }
+    if planned is not None:
+        flags = planned.restore(flags)
     try:
         settings = Settings.model_validate({k: v for k, v in flags.items() if v is not None})
-    except ValueError as exc:
-        raise ConfigError(f"settings: {exc}") from exc
+    except ValidationError as exc:
+        raise ConfigError(f"settings: {validation_line(exc)}") from exc
     llm = [n for n, s in chosen if s is None]
     offline = _offline(agent)
     roles = run_models(settings, [agent] if agent and not offline else [])
@@ -404,6 +444,8 @@ def ablate(
         models=roles.labels,
         source_settings={
             "ablation": recorded,
+            # What `ablate --resume` needs again that the configurations above do not say.
+            "ablation_flags": {"config": config or list(DEFAULT_CONFIGS), "agent": agent},
             **domain_refs_for_manifest(registry.sources),
         },
         verdict_settings=run_verdict_settings(settings),
