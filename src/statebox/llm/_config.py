@@ -16,6 +16,7 @@ import yaml
 from pydantic import Field, ValidationError, model_validator
 
 from statebox._model import Model, validation_line
+from statebox._yaml_error import yaml_problem
 from statebox.errors import ConfigError
 
 __all__ = [
@@ -174,11 +175,7 @@ def _read_yaml(path: Path, what: str) -> object:
     except OSError as exc:
         raise ConfigError(f"{what} {path}: {exc.strerror or exc}") from exc
     except yaml.YAMLError as exc:
-        # PyYAML's text spans lines and names the file "<unicode string>": say where.
-        mark = getattr(exc, "problem_mark", None)
-        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{what} {path}: not valid YAML{at}: {problem}") from exc
+        raise ConfigError(f"{what} {path}: {yaml_problem(exc)}") from exc
 
 
 def load_models_file(path: Path) -> ModelsFile:

@@ -23,6 +23,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
+from statebox._yaml_error import yaml_problem
 from statebox.errors import TaskSpecError
 from statebox.tasks._files import PLACEHOLDER, placeholders
 from statebox.tasks._model import Task
@@ -90,7 +91,7 @@ def _known_keys(model: type[BaseModel], loc: Sequence[int | str]) -> list[str]:
 
 def _message(err: ErrorDetails, model: type[BaseModel]) -> str:
     if err["type"] != "extra_forbidden" or not err["loc"]:
-        return err["msg"]
+        return err["msg"].removeprefix("Value error, ")  # pydantic's, not the reader's
     key = str(err["loc"][-1])
     close = difflib.get_close_matches(key, _known_keys(model, err["loc"][:-1]), n=1, cutoff=0.6)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
@@ -174,8 +175,7 @@ def load_tasks(paths: Path | str | Iterable[Path | str]) -> list[Task]:
             except OSError as exc:
                 raise TaskSpecError(f"cannot read it: {exc.strerror or exc}", file=file) from exc
             except yaml.YAMLError as exc:
-                first = " ".join(str(exc).split())
-                raise TaskSpecError(f"cannot read YAML: {first}", file=file) from exc
+                raise TaskSpecError(yaml_problem(exc), file=file) from exc
             if data is None:
                 continue
             for task in parse_tasks(data, file=file):
