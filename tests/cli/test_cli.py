@@ -545,3 +545,23 @@ def test_a_bad_agent_option_models_or_pricing_file_is_one_line(
     assert said in flat(error)
     assert "pydantic.dev" not in error and "<unicode string>" not in error
     assert not (tmp_path / "run" / "results.jsonl").exists()
+
+
+def test_an_empty_task_folder_and_an_unknown_domain_name_where(
+    cli: CliRunner, tmp_path: Path
+) -> None:
+    # Found by a new user: "no tasks to run" without the folder, and "unknown domain"
+    # without the task that named it.
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    none = cli.invoke(app, ["run", "--tasks", str(empty), "--out", str(tmp_path / "a")])
+    assert none.exit_code == 1 and f"no tasks to run in {empty}" in flat(none.stderr)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "- id: nodomain.x.001\n  domain: nodomain\n  split: test\n"
+        "  now: '2025-01-01T00:00:00+00:00'\n  user: {opening: hi}\n"
+        "  golden: [{tool: a, args: {}}]\n"
+    )
+    unknown = cli.invoke(app, ["run", "--tasks", str(bad), "--out", str(tmp_path / "b")])
+    assert unknown.exit_code == 1
+    assert "task nodomain.x.001, field domain: unknown domain 'nodomain'" in flat(unknown.stderr)

@@ -42,7 +42,7 @@ from statebox.episode import (
     TerminationReason,
     UserSimulator,
 )
-from statebox.errors import ConfigError, StateboxError
+from statebox.errors import ConfigError, DomainError, StateboxError
 from statebox.judge import (
     Judge,
     RubricJudge,
@@ -662,7 +662,8 @@ async def run_campaign(
     if c.retry_errors and not c.resume:
         raise ConfigError("--retry-errors re-runs a campaign's system errors; add --resume")
     if not c.tasks:
-        raise ConfigError("no tasks to run")
+        where = f" in {c.task_source}" if c.task_source not in ("", "tasks") else ""
+        raise ConfigError(f"no tasks to run{where}")
     if c.trials < 1 or c.concurrency < 1:
         raise ConfigError("trials and concurrency must be at least 1")
     if not c.agents:
@@ -678,10 +679,14 @@ async def run_campaign(
             f"unknown user behaviour {c.user_behaviour!r}; choose from "
             + ", ".join(b.value for b in UserBehaviour)
         )
-    domains: dict[str, Domain | Environment] = {
-        name: c.environments.get(name) or registry.domain(name)
-        for name in sorted({t.domain for t in c.tasks})
-    }
+    domains: dict[str, Domain | Environment] = {}
+    for name in sorted({t.domain for t in c.tasks}):
+        try:
+            domains[name] = c.environments.get(name) or registry.domain(name)
+        except DomainError as exc:
+            # Name a task of that domain: the reader has a file to open, not just a name.
+            task = next(t for t in c.tasks if t.domain == name)
+            raise DomainError(f"task {task.id}, field domain: {exc}") from exc
     if c.out.exists() and not c.out.is_dir():
         raise ConfigError(f"--out {c.out}: is a file, not a campaign directory")
     manifest = _manifest(c, domains)
