@@ -101,6 +101,11 @@ def test_compare_finds_the_loss_and_names_its_tests(
     table = cli.invoke(app, ["compare", str(runs[0]), str(runs[1])])
     assert "lost: A passes every trial, B does not" in table.stdout
     assert "Wilcoxon signed-rank test" in table.stdout
+    # Found by a new user: the headers named McNemar for observed k/k whichever test the
+    # caption (the one that ran) named; the caption alone names them now.
+    flat_table = " ".join(table.stdout.split())
+    assert "(McNemar)" not in flat_table and "(Wilcoxon)" not in flat_table
+    assert "p for observed k/k: exact McNemar test" in flat_table
 
 
 def test_compare_needs_an_agent_when_a_run_holds_several(cli: CliRunner, tmp_path: Path) -> None:

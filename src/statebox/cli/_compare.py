@@ -202,9 +202,11 @@ def _print(report: Any, a: str, b: str, users: tuple[str, str], console: Console
         title=f"B = {b} (user: {users[1]}) against A = {a} (user: {users[0]}), paired by task "
         "(lift = B − A)"
     )
-    for name in ("group", "tasks", "pass@1 A", "pass@1 B", "lift pass@1", "p (Wilcoxon)"):
+    # Which test gives each p depends on the tasks (paired by task, or by branch when
+    # tasks share one): the caption names it, the headers do not guess.
+    for name in ("group", "tasks", "pass@1 A", "pass@1 B", "lift pass@1", "p pass@1"):
         table.add_column(name, justify="left" if name == "group" else "right")
-    for name in ("observed k/k A", "observed k/k B", "lift observed k/k", "p (McNemar)"):
+    for name in ("observed k/k A", "observed k/k B", "lift observed k/k", "p observed k/k"):
         table.add_column(name, justify="right")
     groups = [("overall", report.overall), *report.by_domain.items()]
     for name, g in groups:
