@@ -565,3 +565,22 @@ def test_an_empty_task_folder_and_an_unknown_domain_name_where(
     unknown = cli.invoke(app, ["run", "--tasks", str(bad), "--out", str(tmp_path / "b")])
     assert unknown.exit_code == 1
     assert "task nodomain.x.001, field domain: unknown domain 'nodomain'" in flat(unknown.stderr)
+
+
+def test_a_campaign_run_with_relative_task_paths_verifies_from_another_folder(
+    cli: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found by a new user: the manifest kept --tasks as given (relative to where the
+    # run started), so verify from elsewhere said the tasks "are not here".
+    import shutil
+
+    work = tmp_path / "work"
+    shutil.copytree(TOY_TASKS, work / "tasks")
+    monkeypatch.chdir(work)
+    args = ["run", "--tasks", "tasks", "--domain", TOY_REF, "--agent", "oracle"]
+    assert cli.invoke(app, [*args, "--trials", "1", "--out", "out"]).exit_code == 0
+    manifest = json.loads((work / "out" / "manifest.json").read_text())
+    assert manifest["task_source"] == str(work / "tasks")
+    monkeypatch.chdir(tmp_path)
+    check = cli.invoke(app, ["verify", str(work / "out")])
+    assert check.exit_code == 0, check.output

@@ -663,12 +663,13 @@ def run(
         db_run = open_backends(db, load_tasks=not tasks, log_dir=out / "server-logs")
         task_list = load_tasks(tasks) if tasks else db_run.tasks
         source = (
-            ", ".join(str(p) for p in tasks)
+            ", ".join(str(p.resolve()) for p in tasks)
             if tasks
             else "backend:" + ", ".join(str(f) for f in db.files)
         )
     elif tasks:
-        task_list, source = load_tasks(tasks), ", ".join(str(p) for p in tasks)
+        # Absolute: verify, rejudge and resume find them from any folder.
+        task_list, source = load_tasks(tasks), ", ".join(str(p.resolve()) for p in tasks)
     else:
         refs = suites or []
         task_list = registry.suites(refs)
