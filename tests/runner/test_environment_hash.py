@@ -107,3 +107,16 @@ def test_report_and_compare_name_what_differs(
     )
     same = cli.invoke(app, ["compare", str(a), str(a)])
     assert "different environments" not in same.output
+
+
+def test_a_domain_only_one_campaign_ran_is_not_named_as_differing() -> None:
+    # Found by a new user: a retail campaign beside an all-domain one was said to differ
+    # in every other domain's seed, tools and policy, none of whose tasks are compared.
+    from statebox.report import compared_environment_diff
+
+    retail = {"judge": "1", "tasks": "t1", "retail.policy": "p", "retail.seed": "s"}
+    everything = {**retail, "tasks": "t2", "travel.policy": "q", "travel.seed": "r"}
+    assert compared_environment_diff(retail, everything) == ["tasks"]
+    changed = {**everything, "retail.policy": "p2"}
+    assert compared_environment_diff(retail, changed) == ["retail.policy", "tasks"]
+    assert compared_environment_diff(retail, retail) == []

@@ -32,7 +32,12 @@ from statebox.report._shape_card import (
     build_shape_table,
     shape_rows,
 )
-from statebox.report._summary import CampaignRows, summarize, summarize_campaigns
+from statebox.report._summary import (
+    CampaignRows,
+    compared_environment_diff,
+    summarize,
+    summarize_campaigns,
+)
 from statebox.report._table import METRIC_LABELS, SIGNATURE_MEANINGS, print_summary
 from statebox.report._users import NOT_RECORDED
 
@@ -57,6 +62,7 @@ __all__ = [
     "build_shape_table",
     "build_suite_card",
     "card_tasks",
+    "compared_environment_diff",
     "format_false_rejection",
     "format_floor",
     "format_strength",

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -293,6 +293,21 @@ def _pareto(agents: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def compared_environment_diff(a: Mapping[str, str], b: Mapping[str, str]) -> list[str]:
+    """The environment parts that differ, leaving out the domains only one side ran.
+
+    A part is named ``DOMAIN.part`` (or is campaign-wide, without a dot): a domain whose
+    parts only one campaign has was not run by the other, so none of its tasks is
+    compared and it does not make the figures unlike.
+    """
+
+    def domains(env: Mapping[str, str]) -> set[str]:
+        return {k.split(".", 1)[0] for k in env if "." in k}
+
+    both = domains(a) & domains(b)
+    return [k for k in environment_diff(a, b) if "." not in k or k.split(".", 1)[0] in both]
+
+
 def _environment(campaigns: Sequence[CampaignRows]) -> dict[str, Any]:
     """Each campaign's environment hash, and warnings when they differ."""
     hashes = {
@@ -309,7 +324,9 @@ def _environment(campaigns: Sequence[CampaignRows]) -> dict[str, Any]:
     for c in known[1:]:
         assert c.manifest is not None and known[0].manifest is not None
         if c.manifest.environment_hash != known[0].manifest.environment_hash:
-            parts = environment_diff(known[0].manifest.environment, c.manifest.environment)
+            parts = compared_environment_diff(known[0].manifest.environment, c.manifest.environment)
+            if not parts:
+                continue  # only domains one campaign did not run: their tasks are not compared
             warnings_.append(
                 f"{c.label} ran a different environment from {known[0].label} "
                 f"({', '.join(parts) or 'parts unknown'} differ): its figures are not like "
