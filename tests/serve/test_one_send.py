@@ -356,3 +356,61 @@ def test_a_connection_past_the_limit_is_closed_at_once_and_the_rest_are_served(
     refused, answers = asyncio.run(go())
     assert refused == b""  # closed by the server without a word
     assert all(a.startswith(b"HTTP/1.1 200 ") for a in answers)
+
+
+def test_blank_lines_after_an_answer_do_not_keep_a_connection_open() -> None:
+    # Found in review: any byte cancelled uvicorn's keep-alive timer, and the blank line
+    # the parser skips began no request: one CRLF held a connection (a descriptor) forever.
+    async def go() -> FakeTransport:
+        protocol, transport = _protocol(OneSendProtocol, _json_app)
+        protocol.timeout_keep_alive = 0.2
+        protocol.data_received(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        for _ in range(20):
+            await asyncio.sleep(0)
+        assert b"".join(transport.writes).startswith(b"HTTP/1.1 200 ")
+        for _ in range(4):  # blank lines, more often than the keep-alive timeout
+            protocol.data_received(b"\r\n")
+            await asyncio.sleep(0.1)
+        return transport
+
+    assert asyncio.run(go()).closed
+
+
+def test_a_slow_body_that_keeps_coming_arrives_and_a_stalled_one_gets_408(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Found in review: the 30 s were a total for head and body (a 256 KiB upload slower
+    # than ~9 KB/s could never arrive), and a stalled body was closed without its 408.
+    import statebox.serve._http as http_module
+
+    monkeypatch.setattr(http_module, "REQUEST_ARRIVAL_S", 0.2)
+    head = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 8\r\n\r\n"
+
+    async def whole_body(scope: Scope, receive: Receive, send: Send) -> None:
+        body, more = b"", True
+        while more:
+            message = await receive()
+            body, more = body + message.get("body", b""), message.get("more_body", False)
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"got " + body})
+
+    async def slow() -> FakeTransport:
+        protocol, transport = _protocol(OneSendProtocol, whole_body)
+        protocol.data_received(head)
+        for digit in b"12345678":  # 0.8 s in all, a read every 0.1 s
+            await asyncio.sleep(0.1)
+            protocol.data_received(bytes([digit]))
+        for _ in range(20):
+            await asyncio.sleep(0)
+        return transport
+
+    async def stalled() -> FakeTransport:
+        protocol, transport = _protocol(OneSendProtocol, whole_body)  # waits for it all
+        protocol.data_received(head + b"1234")
+        await asyncio.sleep(0.5)
+        return transport
+
+    arrived = asyncio.run(slow())
+    assert b"got 12345678" in b"".join(arrived.writes) and not arrived.closed
+    stuck = asyncio.run(stalled())
+    assert stuck.closed and b"".join(stuck.writes).startswith(b"HTTP/1.1 408 ")

@@ -356,3 +356,37 @@ def test_a_step_that_breaks_statebox_raises_with_the_episode_id_never_a_reward()
             assert not s.app._openenv.live
 
     asyncio.run(go())
+
+
+def test_a_tool_name_or_arguments_of_the_wrong_type_are_the_agents_refusals() -> None:
+    # Found in review: an MCP tools/call over the WebSocket with a name that is a number,
+    # true or NaN raised in the server (.strip() of a non-string): a system error, the
+    # episode dropped with no reward, a re-run in place of the agent's own failure.
+    from websockets.asyncio.client import connect
+
+    async def go() -> list[Any]:
+        async with serving(openenv=True) as s:
+            ws_url = s.url.replace("http://", "ws://") + "/openenv/ws"
+            async with connect(ws_url) as ws:
+                reset = {"type": "reset", "data": {"task_id": TASK}}
+                await ws.send(json.dumps(reset))
+                assert json.loads(await ws.recv())["type"] == "observation"
+                answers = []
+                for name, arguments in ((1, {}), (True, {}), ("get_account", [1, 2])):
+                    params = {"name": name, "arguments": arguments}
+                    rpc = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}
+                    await ws.send(json.dumps({"type": "mcp", "data": rpc}))
+                    answers.append(json.loads(await ws.recv()))
+                session = next(iter(s.app._openenv.live.values()))  # still live: no drop
+                steps = [e for e in session.episode.transcript if e.kind == "tool_call"]
+                assert len(steps) == 3  # each a recorded, refused step
+                return answers
+
+    answers = asyncio.run(go())
+    texts = [json.dumps(a) for a in answers]
+    assert not any("system_error" in t for t in texts), texts
+    assert (
+        '\\"kind\\": \\"unknown_tool\\"' in texts[0]
+        and '\\"kind\\": \\"unknown_tool\\"' in texts[1]
+    )
+    assert '\\"kind\\": \\"invalid_arguments\\"' in texts[2]

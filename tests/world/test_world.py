@@ -156,6 +156,27 @@ def test_a_write_is_refused_every_time_even_one_that_changes_no_row(world: World
     assert balance(world, "A2") == 1
 
 
+def test_a_write_that_changes_nothing_in_one_world_is_refused_in_another(
+    world: World,
+) -> None:
+    # Found in review: the read-only cache took any text that once ran without error
+    # under query_only; DROP TABLE IF EXISTS is such a text in a world without the table,
+    # and dropped it in one with it. Only a SELECT is remembered.
+    other = WorldTemplate.build("CREATE TABLE t (id TEXT PRIMARY KEY);", {}).clone(
+        datetime.fromisoformat("2025-01-01T00:00:00+00:00")
+    )
+    try:
+        texts = ("DROP TABLE IF EXISTS notes", "CREATE TABLE IF NOT EXISTS t (x)")
+        for sql in texts:
+            assert other.query(sql) == []  # a no-op there: nothing to drop, already there
+        for sql in texts:  # writes here
+            with pytest.raises(sqlite3.Error, match="readonly"):
+                world.query(sql)
+        assert "notes" in world.state().rows
+    finally:
+        other.close()
+
+
 def test_foreign_keys_are_enforced(world: World) -> None:
     with pytest.raises(sqlite3.IntegrityError), world.transaction() as tx:
         tx.insert("notes", {"id": "N-9", "account_id": "ZZ", "body": "x", "created_at": "t"})

@@ -14,8 +14,9 @@ times nothing before a connection's first response: one client could make the se
 hold hundreds of MB of one header, or hold connections (file descriptors) open by
 sending nothing, or a byte now and then. So a request head over
 `MAX_REQUEST_HEAD_BYTES` is answered 431 and the connection closed; a connection must
-begin its first request within the keep-alive timeout, and a request, once begun, must
-arrive whole within `REQUEST_ARRIVAL_S` seconds (else 408, closed). And past
+begin each request within the keep-alive timeout (blank lines do not count), a request's
+head must arrive within `REQUEST_ARRIVAL_S` seconds of its first byte, and its body may
+pause no longer than that between reads (else 408, closed). And past
 `connection_limit` connections a new one is closed at once: every accept that fails
 for want of a descriptor is logged whole by asyncio (tens of thousands of lines a
 second under a flood), and the descriptors the server itself needs stay free.
@@ -41,7 +42,7 @@ FLUSH_AT_BYTES = 64 * 1024
 MAX_REQUEST_HEAD_BYTES = 64 * 1024
 """Longest request line and headers accepted (nginx accepts 32 KiB at most by default)."""
 REQUEST_ARRIVAL_S = 30.0
-"""Seconds a request has, from its first byte, to arrive whole (head and body)."""
+"""Seconds a request's head has from its first byte, and its body between two reads."""
 RESERVED_FILES = 128
 """File descriptors kept free of connections (worlds' servers, logs, the listening socket)."""
 
@@ -154,7 +155,12 @@ class OneSendProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._in_head, self._head_bytes = False, 0
         self._heads += 1
+        self._arm(REQUEST_ARRIVAL_S)  # from here on, its body may pause as long between reads
         super().on_headers_complete()
+
+    def on_body(self, body: bytes) -> None:
+        self._arm(REQUEST_ARRIVAL_S)  # a slow upload that goes on is no stalled one
+        super().on_body(body)
 
     def on_message_complete(self) -> None:
         self._disarm()  # arrived whole: answering it is the app's time
@@ -165,6 +171,11 @@ class OneSendProtocol(HttpToolsProtocol):
         if isinstance(self.transport, _Coalescing):
             self.transport.flush()
         super().on_response_complete()
+        answering = self.cycle is not None and not self.cycle.response_complete  # pipelined
+        if not (self.transport.is_closing() or self._begun or answering):
+            # uvicorn's keep-alive timer is cancelled by any byte, even the blank lines
+            # the parser skips between requests: this one ends only with a request.
+            self._arm(self.timeout_keep_alive)
 
     def handle_websocket_upgrade(self) -> None:
         self._disarm()  # the WebSocket protocol times its own connection
@@ -195,10 +206,12 @@ class OneSendProtocol(HttpToolsProtocol):
     def _refuse(self, status: int, reason: bytes) -> None:
         """Answer a request that may not be read any further, and close the connection.
 
-        No answer when a response is under way (a pipelined request behind it): the
-        connection is closed.
+        No answer when its response has begun (the app answered before the body came):
+        the connection is closed.
         """
-        if self.cycle is None or self.cycle.response_complete:
+        # In a head, the request has no cycle yet (``self.cycle`` is an earlier one's).
+        current = None if self._in_head else self.cycle
+        if current is None or not current.response_started:
             head = b"HTTP/1.1 %d %s\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
             self.transport.write(head % (status, reason))
         self.transport.close()

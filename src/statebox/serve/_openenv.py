@@ -646,7 +646,7 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
         shown = _observation(s, obs, last)
         return await self._ended(s, shown) if obs.done else shown
 
-    async def _call(self, s: Session, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def _call(self, s: Session, name: Any, arguments: Any) -> dict[str, Any]:
         if s.episode.done:
             raise EpisodeRequestError("the episode has ended: no more tool calls")
         try:
@@ -657,7 +657,7 @@ class StateboxEnvironment(Environment[StateboxAction, StateboxObservation, State
             self._server.drop(s.id)
             raise _system_error(s, exc) from exc
 
-    async def tool_call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def tool_call(self, name: Any, arguments: Any) -> dict[str, Any]:
         """One tool call from ``POST /mcp`` ``tools/call`` (its result, FastMCP-shaped).
 
         Raises:
@@ -965,10 +965,26 @@ async def _direct(server: OpenEnvServer, path: str, receive: Receive, send: Send
         if not message.get("more_body", False):
             break
     status, answer = await _direct_answer(server, path, bytes(body))
-    content = json.dumps(answer, separators=(",", ":"), ensure_ascii=False).encode()
+    try:
+        content = json.dumps(answer, separators=(",", ":"), ensure_ascii=False).encode()
+    except UnicodeEncodeError:  # a lone surrogate the client sent, echoed: escaped
+        content = json.dumps(answer, separators=(",", ":")).encode()
     headers = [*_JSON_HEADERS, (b"content-length", str(len(content)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": content})
+
+
+def _errors(exc: ValidationError) -> list[dict[str, Any]]:
+    """A validation error's details as FastAPI's 422 gives them.
+
+    Without their input when it cannot be written as JSON (a lone surrogate, NaN): the
+    422 is the client's, never a 500 of the server's.
+    """
+    try:
+        detail: list[dict[str, Any]] = json.loads(exc.json())
+    except (ValueError, pydantic_core.PydanticSerializationError):
+        detail = json.loads(exc.json(include_input=False, include_context=False))
+    return detail
 
 
 async def _direct_answer(server: OpenEnvServer, path: str, body: bytes) -> tuple[int, Any]:
@@ -982,7 +998,7 @@ async def _direct_answer(server: OpenEnvServer, path: str, body: bytes) -> tuple
             args = step.model_dump(exclude_unset=True, exclude={"action"})
             kwargs = {k: v for k, v in args.items() if k in _STEP_ARGS}
     except ValidationError as exc:  # the request model (FastAPI's 422, located in the body)
-        detail = json.loads(exc.json())
+        detail = _errors(exc)
         for e in detail:
             e["loc"] = ["body", *e.get("loc", [])]
         return 422, {"detail": detail}
@@ -996,7 +1012,7 @@ async def _direct_answer(server: OpenEnvServer, path: str, body: bytes) -> tuple
             try:
                 action = deserialize_action(step.action, StateboxAction)
             except ValidationError as exc:  # openenv's route: 422 with the action's errors
-                return 422, {"detail": json.loads(exc.json())}
+                return 422, {"detail": _errors(exc)}
             obs = await env.step_async(action, **kwargs)
     except EpisodeRequestError as exc:
         return exc.status, {"error": str(exc)}

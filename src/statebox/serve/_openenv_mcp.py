@@ -73,12 +73,21 @@ def call_result(result: ToolResult) -> dict[str, Any]:
     }
 
 
-async def run_call(session: Session, name: str, arguments: dict[str, Any]) -> ToolResult:
+async def run_call(session: Session, name: Any, arguments: Any) -> ToolResult:
     """One tool call of the agent as an episode step; lifecycle names refused by name.
+
+    Whatever the agent sent is its own: a name that is not a string is no tool's (refused
+    as unknown), and arguments that are not an object are refused as invalid, each a
+    recorded step, never an error of the server's.
 
     Raises:
         RuntimeError: The episode has ended.
     """
+    if not isinstance(name, str):
+        name = json.dumps(name) if isinstance(name, int | float | bool) else str(name)
+    if arguments is not None and not isinstance(arguments, dict):
+        message = f"arguments must be a JSON object, not {type(arguments).__name__}"
+        return await session.refuse_tool(name, {}, message, "invalid_arguments")
     args = dict(arguments or {})
     if is_reserved_name(name):
         return await session.refuse_tool(name, args, f"{name!r} is a lifecycle name, not a tool")
@@ -90,7 +99,7 @@ class _Handle(Protocol):
 
     def live_session(self) -> Session | None: ...
 
-    async def tool_call(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]: ...
+    async def tool_call(self, name: Any, arguments: Any) -> dict[str, Any]: ...
 
 
 class EpisodeToolClient:
@@ -117,13 +126,13 @@ class EpisodeToolClient:
         """The live episode's allowlisted tools ([] before reset)."""
         return list_tools(self._env.live_session())
 
-    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def call_tool(self, name: Any, arguments: Any = None) -> dict[str, Any]:
         """Call one tool in the live episode.
 
         Raises:
             EpisodeRequestError: No live episode (raised by the environment).
         """
-        return await self._env.tool_call(name, dict(arguments or {}))
+        return await self._env.tool_call(name, arguments)  # checked by `run_call`
 
 
 class McpSessionOwners:
@@ -169,10 +178,18 @@ class McpSessionOwners:
             await _rpc_error(-32700, f"Parse error: {str(exc)[:200]}")(scope, receive, send)
             return
         if isinstance(rpc, dict):
-            # What openenv's route echoes or logs: an id or method no JSON can carry
-            # would fail it with a 500.
-            for part in ("id", "method"):
-                problem = unechoable(rpc.get(part))
+            # What openenv's route echoes or logs (an id, a method, a session id ...) no
+            # JSON can carry would fail it with a 500. A tool's arguments are the
+            # episode's to clean or refuse, as on every other surface.
+            params = rpc.get("params")
+            if isinstance(params, dict):
+                params = {k: v for k, v in params.items() if k != "arguments"}
+            for part, value in (
+                ("id", rpc.get("id")),
+                ("method", rpc.get("method")),
+                ("params", params),
+            ):
+                problem = unechoable(value)
                 if problem is not None:
                     refusal = _rpc_error(-32600, f"Invalid request: the {part}: {problem}")
                     await refusal(scope, receive, send)

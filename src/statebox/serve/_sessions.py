@@ -39,7 +39,7 @@ from statebox.serve._failures import (
 )
 from statebox.serve._readiness import Probe
 from statebox.tasks import Task, WorldCache
-from statebox.tools import ToolCall, ToolResult
+from statebox.tools import DispatchErrorKind, ToolCall, ToolResult
 from statebox.users import RuleUser
 
 __all__ = ["Session", "SessionStore", "TaskCatalog", "new_secret", "same_secret"]
@@ -301,8 +301,14 @@ class Session:
                 raise self._failed(f"{type(exc).__name__}: {exc}") from exc
             return self.episode.last_tool_result
 
-    async def refuse_tool(self, name: str, args: dict[str, Any], message: str) -> ToolResult:
-        """Refuse a call by name (a lifecycle name) as a recorded step of the episode.
+    async def refuse_tool(
+        self,
+        name: str,
+        args: dict[str, Any],
+        message: str,
+        kind: DispatchErrorKind = "not_allowed",
+    ) -> ToolResult:
+        """Refuse a call (a lifecycle name, unusable arguments) as a recorded step of the episode.
 
         Raises:
             EpisodeEnded: The episode has ended (a `RuntimeError`).
@@ -311,7 +317,7 @@ class Session:
         async with self.lock:
             if self.episode.done:
                 raise EpisodeEnded("the episode has ended")
-            self.episode.refuse(ToolCall(tool=name, args=args), "not_allowed", message)
+            self.episode.refuse(ToolCall(tool=name, args=args), kind, message)
             return self.episode.last_tool_result
 
     async def step(self, action: Action) -> Observation:

@@ -205,12 +205,13 @@ def _upsert(
         raise ValueError(f"{where}: {exc}") from exc
 
 
-# Texts `World.query` has run under ``PRAGMA query_only`` without error. SQLite refuses
-# any statement that would open a write transaction under it, whatever rows it would
-# touch, and whether a statement writes follows from its text (SELECT never does), so
-# such a text needs no pragma again.
+# SELECT texts `World.query` has run under ``PRAGMA query_only`` without error: a SELECT
+# never writes, whatever the schema, so the pragma need not guard it again. Any other
+# text runs under the pragma every time: whether it writes can depend on the schema
+# (``DROP TABLE IF EXISTS t`` is a no-op where there is no ``t``; found in review).
 _READ_ONLY: set[str] = set()
 _READ_ONLY_MAX = 4096
+_SELECT = re.compile(r"\s*SELECT\b", re.IGNORECASE)
 
 _CLOSED = sqlite3.connect(":memory:")
 _CLOSED.close()  # a closed world's connection: any use raises, as a closed one does
@@ -615,16 +616,17 @@ class World:
         if sql in _READ_ONLY:
             return self._rows(sql, params)
         # Setting a flag pragma expires every statement the connection has prepared, so a
-        # pooled world would prepare all its tools' SQL again after each check: a text is
-        # run under query_only once, and whether it writes is a property of its text.
+        # pooled world would prepare all its tools' SQL again after each check: a SELECT
+        # is run under query_only once (see `_READ_ONLY`).
         self.conn.execute("PRAGMA query_only = ON")
         try:
             rows = self._rows(sql, params)
         finally:
             self.conn.execute("PRAGMA query_only = OFF")
-        if len(_READ_ONLY) >= _READ_ONLY_MAX:
-            _READ_ONLY.clear()
-        _READ_ONLY.add(sql)
+        if _SELECT.match(sql):
+            if len(_READ_ONLY) >= _READ_ONLY_MAX:
+                _READ_ONLY.clear()
+            _READ_ONLY.add(sql)
         return rows
 
     def _rows(self, sql: str, params: Sequence[Any]) -> list[dict[str, Scalar]]:
