@@ -90,12 +90,18 @@ def _ratio(x: float, base: float, better: str = "higher") -> str:
 
 
 def cpu_s() -> float:
-    """CPU seconds of this process and of every live descendant (Ray's workers).
+    """CPU seconds of this process and of all its descendants, exited ones included.
 
-    Read from /proc, so a child that already exited is not counted: Ray's workers live
-    for the whole session, which is what is measured.
+    Read from /proc: each live descendant's own CPU plus what its exited children left
+    it (``cutime``/``cstime``: the kernel adds a reaped child's whole CPU to its parent's),
+    and this process's own reaped children (`os.times`). So the sum never drops when a
+    Ray worker exits: before, it counted live descendants only, and an exit made a
+    window's CPU negative (-28 ms a trial in one run) or too small (Ray at 1,000 in
+    flight looked a third as costly as local). A descendant orphaned by its parent's exit
+    stays counted because `adopt_orphans` makes this process their reaper.
     """
-    own = time.process_time()
+    times = os.times()
+    own = time.process_time() + times.children_user + times.children_system
     tick = os.sysconf("SC_CLK_TCK")
     parents: dict[int, int] = {}
     ticks: dict[int, int] = {}
@@ -109,7 +115,8 @@ def cpu_s() -> float:
         fields = stat[stat.rindex(")") + 2 :].split()
         pid = int(entry.name)
         parents[pid] = int(fields[1])
-        ticks[pid] = int(fields[11]) + int(fields[12])  # utime + stime
+        # utime + stime + cutime + cstime: its own and its reaped children's
+        ticks[pid] = sum(int(fields[i]) for i in (11, 12, 13, 14))
     me, children = os.getpid(), 0
     for pid in ticks:
         p = parents.get(pid)
@@ -118,6 +125,20 @@ def cpu_s() -> float:
         if p == me:
             children += ticks[pid]
     return own + children / tick
+
+
+def adopt_orphans() -> None:
+    """Make this process the reaper of its orphaned descendants (Linux), so `cpu_s` keeps them.
+
+    Without it, a Ray process whose parent exits is adopted by init, leaves this
+    process's tree, and its CPU drops out of `cpu_s` mid-window.
+    """
+    import ctypes
+
+    pr_set_child_subreaper = 36
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(pr_set_child_subreaper, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
 
 
 class SleepyFigures(NamedTuple):
@@ -160,6 +181,8 @@ def sleepy_campaign(
         t0 = time.perf_counter()
         result = asyncio.run(run_campaign(c, registry, progress=Sink(), executor=executor))
         cpu = cpu_s() - cpu0[0]
+        if cpu < 0:  # a descendant's CPU left the tree: no figure rather than a wrong one
+            raise SystemExit(f"sleepy campaign at {concurrency}: CPU reading went back {cpu:.3f} s")
         wall = time.perf_counter() - t0
         records = read_results(out)
     if result.system_errors or not all(r.status == "passed" for r in records):
@@ -385,6 +408,8 @@ def main() -> None:
     executors: list[tuple[str, Any]] = [("local", None)]
     if not args.no_ray:
         import ray
+
+        adopt_orphans()  # before Ray starts its processes (see cpu_s)
 
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         ray.init(include_dashboard=False, logging_level="warning", log_to_driver=False)

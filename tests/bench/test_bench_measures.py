@@ -755,3 +755,30 @@ def test_a_servers_stderr_is_drained_so_its_log_never_blocks_it() -> None:
     while lines[0] < 16384 and time.monotonic() < deadline:
         time.sleep(0.01)
     assert lines[0] == 16384
+
+
+def test_the_cpu_reading_keeps_the_cpu_of_descendants_that_exited(tmp_path: Path) -> None:
+    # Found running the suite: the reading summed live descendants only, so a Ray worker
+    # exiting mid-window took its CPU with it (a negative CPU per trial in one run).
+    import suite as suite_bench
+
+    burn = tmp_path / "burn.py"
+    burn.write_text("import time\nwhile time.process_time() < 0.3:\n    pass\n")
+    parent = tmp_path / "parent.py"
+    parent.write_text(
+        "import subprocess, sys\n"
+        f"subprocess.run([sys.executable, {str(burn)!r}], check=True)  # reaped here\n"
+        "print('reaped', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    before = suite_bench.cpu_s() - time.process_time()
+    child = subprocess.Popen(
+        [sys.executable, str(parent)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert child.stdout is not None and child.stdout.readline().strip() == "reaped"
+        assert suite_bench.cpu_s() - time.process_time() - before >= 0.25
+    finally:
+        assert child.stdin is not None
+        child.stdin.close()
+        child.wait(10)
