@@ -51,6 +51,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import importlib.util
 import json
 import math
 import os
@@ -406,6 +407,9 @@ def main() -> None:
     )
     levels = [int(x) for x in args.levels.split(",")]
     executors: list[tuple[str, Any]] = [("local", None)]
+    if not args.no_ray and importlib.util.find_spec("ray") is None:
+        print("Ray rows: skipped (ray is not importable: the [ray] extra)", file=sys.stderr)
+        args.no_ray = True
     if not args.no_ray:
         import ray
 
