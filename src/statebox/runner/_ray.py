@@ -169,15 +169,18 @@ class RayExecutor:
             workers = self._start_workers(ray, runner, prefix, len(todo), recipes, node_prefix)
             await self._drive(runner, todo, workers)
         finally:
+            for w in workers:
+                # A worker already gone has nothing left to close. Closing waits for its
+                # slots' releases to reach the limiter, so the figures below are final
+                # (read before, a release still in flight showed a slot in use).
+                with contextlib.suppress(Exception):
+                    ray.get(w.close.remote(), timeout=30)
             if limiter is not None:
                 try:
                     self.endpoint_stats = ray.get(limiter.stats.remote(), timeout=30)
                 except Exception:  # diagnostics only: a dead limiter leaves them empty
                     self.endpoint_stats = {}
             for w in workers:
-                # A worker already gone has nothing left to close.
-                with contextlib.suppress(Exception):
-                    ray.get(w.close.remote(), timeout=30)
                 ray.kill(w, no_restart=True)
             for service in services:
                 with contextlib.suppress(Exception):

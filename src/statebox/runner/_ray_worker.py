@@ -297,7 +297,9 @@ class TrialWorker:
         return self._sink.take(make_id(task_id, agent_id, trial))
 
     async def close(self) -> None:
-        """Close the kit's clients and the agents' servers."""
+        """Close the kit's clients and the agents' servers, its slots given back first."""
+        if self._limiter is not None:
+            await self._limiter.settled()
         if self._built is None or not self._built.done() or self._built.exception():
             return
         b = self._built.result()
@@ -403,6 +405,15 @@ class ActorLimiter:
     def slot(self, key: str, max_connections: int) -> AbstractAsyncContextManager[None]:
         """Hold one cluster-wide slot of ``key`` for the block."""
         return self._slot(key, max_connections)
+
+    async def settled(self) -> None:
+        """Return once the actor has taken every release this worker sent.
+
+        A release is sent without waiting for it; Ray starts one caller's calls to an
+        actor in the order they were sent, and a release runs whole once started, so
+        any later call's answer means every earlier release is done.
+        """
+        await self._actor.stats.remote()
 
     @asynccontextmanager
     async def _slot(self, key: str, max_connections: int) -> AsyncIterator[None]:
