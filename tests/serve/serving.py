@@ -95,3 +95,10 @@ async def read_response(reader: asyncio.StreamReader) -> tuple[bytes, bytes]:
         if line.lower().startswith(b"content-length:")
     )
     return head.split(b" ")[1], await reader.readexactly(length)
+
+
+async def answer_lifespan(receive: Any, send: Any) -> None:
+    """Play an ASGI app's part of the lifespan protocol (a test app with no start-up)."""
+    while (await receive())["type"] != "lifespan.shutdown":
+        await send({"type": "lifespan.startup.complete"})
+    await send({"type": "lifespan.shutdown.complete"})

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import uvicorn
-from serving import auth, create, read_response, serving
+from serving import answer_lifespan, auth, create, read_response, serving
 from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.server import ServerState
@@ -328,9 +328,7 @@ def test_a_connection_past_the_limit_is_closed_at_once_and_the_rest_are_served(
 
     async def app(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
-            while (await receive())["type"] != "lifespan.shutdown":
-                await send({"type": "lifespan.startup.complete"})
-            await send({"type": "lifespan.shutdown.complete"})
+            await answer_lifespan(receive, send)
             return
         await _json_app(scope, receive, send)
 

@@ -9,6 +9,7 @@ import pytest
 
 pytest.importorskip("websockets")
 
+from serving import answer_lifespan
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.asyncio.client import connect
 from websockets.frames import Frame, Opcode
@@ -27,9 +28,7 @@ class _Echo:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "lifespan":
-            while (await receive())["type"] != "lifespan.shutdown":
-                await send({"type": "lifespan.startup.complete"})
-            await send({"type": "lifespan.shutdown.complete"})
+            await answer_lifespan(receive, send)
             return
         await receive()  # websocket.connect
         await send({"type": "websocket.accept"})
@@ -60,6 +59,13 @@ def _spied(monkeypatch: pytest.MonkeyPatch) -> tuple[list[Any], list[int]]:
 
     monkeypatch.setattr(WebSocketsSansIOProtocol, "connection_made", connection_made)
     return made, pauses
+
+
+async def _handshaken(made: list[Any]) -> Any:
+    """The first WebSocket protocol made, once its handshake is complete."""
+    while not made or not made[0].handshake_complete:
+        await asyncio.sleep(0.01)
+    return made[0]
 
 
 def test_the_server_serves_websockets_with_statebox_protocol() -> None:
@@ -105,9 +111,7 @@ def test_a_client_sending_faster_than_its_app_reads_is_held_at_two_waiting_messa
         async with BackgroundServer(app) as server:
             url = server.url.replace("http://", "ws://")
             async with connect(url + "/", compression=None) as ws:
-                while not made or not made[0].handshake_complete:
-                    await asyncio.sleep(0.01)
-                proto = made[0]
+                proto = await _handshaken(made)
                 # Each as its own read would deliver it: one waits, the reads go on.
                 proto.data_received(frame("a"))
                 assert (proto.queue.qsize(), proto.read_paused) == (1, False)
@@ -145,9 +149,7 @@ def test_a_client_with_too_many_messages_waiting_is_failed_and_its_backlog_dropp
         async with BackgroundServer(app) as server:
             url = server.url.replace("http://", "ws://")
             async with connect(url + "/", compression=None) as ws:
-                while not made or not made[0].handshake_complete:
-                    await asyncio.sleep(0.01)
-                proto = made[0]
+                proto = await _handshaken(made)
                 proto.data_received(_frames([b"x"] * 5000))  # one read, 5,000 messages
                 waiting = proto.queue.qsize()
                 app.reading.set()
@@ -172,9 +174,7 @@ def test_a_client_that_leaves_has_its_waiting_messages_dropped_unread(
         async with BackgroundServer(app) as server:
             url = server.url.replace("http://", "ws://")
             async with connect(url + "/", compression=None) as ws:
-                while not made or not made[0].handshake_complete:
-                    await asyncio.sleep(0.01)
-                proto = made[0]
+                proto = await _handshaken(made)
                 proto.data_received(_frames([b"m"] * 50))
                 assert proto.queue.qsize() == 50
                 ws.transport.abort()  # the client is gone before the app read them
