@@ -167,9 +167,7 @@ def client_key(address: str) -> str:
     loopback, so a local process naming itself 127.0.0.2, 127.0.0.3 ... would otherwise
     hold a share per address.
     """
-    if address.startswith("127.") or address in ("::1", "localhost"):
-        return "127.0.0.1"
-    if address.startswith("::ffff:127."):
+    if address.startswith(("127.", "::ffff:127.")) or address == "::1":
         return "127.0.0.1"
     return address
 
