@@ -739,7 +739,9 @@ def test_trial_profile_shares_account_for_the_whole_trial() -> None:
     top = [r for r in rows if r.startswith("  ") and not r.startswith("    ")]
     assert top[-1].lstrip().startswith("rest of the trial")
     total = sum(float(r.rsplit(None, 1)[1].rstrip("%")) for r in top)
-    assert total == pytest.approx(100.0, abs=0.2)
+    # Each share is printed rounded to 0.1 (off by 0.05 at most): the rows' sum can be
+    # off by that much per row (99.8 from shares summing to 100 in one CI run).
+    assert total == pytest.approx(100.0, abs=0.05 * len(top) + 1e-9)
 
 
 def test_a_servers_stderr_is_drained_so_its_log_never_blocks_it() -> None:
