@@ -46,12 +46,12 @@ from mcp.server.transport_security import TransportSecurityMiddleware, Transport
 from mcp.shared.tool_name_validation import validate_and_warn_tool_name
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from statebox.episode import ToolInfo
 from statebox.serve._by_identity import ByIdentity
 from statebox.serve._failures import EpisodeEnded, EpisodeSystemError
-from statebox.serve._guard import read_body
+from statebox.serve._guard import read_body, replayed
 from statebox.serve._mcp_direct import direct_reply
 from statebox.serve._sessions import Session, SessionStore, is_reserved_name, same_secret
 from statebox.tools import ERROR_HINTS, ErrorClass, ToolFailure, ToolResult
@@ -298,10 +298,7 @@ class McpGateway:
                 await reply(scope, receive, send)
                 return
 
-        async def replay() -> Message:
-            return messages.pop(0) if messages else await receive()
-
-        await self._manager.handle_request(scope, replay, send)
+        await self._manager.handle_request(scope, replayed(messages, receive), send)
 
 
 def _is_utf8(body: bytes) -> bool:

@@ -18,6 +18,7 @@ WebSocket handshake carries the page's ``Origin`` and no CORS check at all). So:
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Collection
 
 from starlette.responses import JSONResponse
@@ -33,6 +34,7 @@ __all__ = [
     "host_name",
     "json_depth",
     "read_body",
+    "replayed",
 ]
 
 MAX_JSON_DEPTH = 64
@@ -140,10 +142,7 @@ class RequestGuard:
             )
             return
 
-        async def replay() -> Message:
-            return messages.pop(0) if messages else await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replayed(messages, receive), send)
 
 
 async def read_body(receive: Receive, limit: int) -> tuple[list[Message], bytes, bool]:
@@ -164,6 +163,16 @@ async def read_body(receive: Receive, limit: int) -> tuple[list[Message], bytes,
             return messages, bytes(body), False
         if not message.get("more_body", False):
             return messages, bytes(body), True
+
+
+def replayed(messages: list[Message], receive: Receive) -> Receive:
+    """A ``receive`` giving ``messages`` (those `read_body` took) again, then ``receive``'s."""
+    waiting = deque(messages)
+
+    async def replay() -> Message:
+        return waiting.popleft() if waiting else await receive()
+
+    return replay
 
 
 class _Checked:

@@ -48,7 +48,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import Scope
 
-from statebox.serve._unechoable import unechoable
+from statebox.serve._unechoable import UnreadableJson, load_json, unechoable
 
 __all__ = ["DIRECT_METHODS", "direct_reply"]
 
@@ -134,13 +134,12 @@ async def direct_reply(
         body: The whole request body.
     """
     try:
-        raw = json.loads(body)
+        raw = load_json(body)
     except json.JSONDecodeError:
         return None  # the SDK answers its parse error
-    except (ValueError, RecursionError) as exc:
-        # JSON the SDK's parser fails on otherwise (an integer of thousands of digits):
-        # its transport would answer 500; this is the parse error it answers the rest.
-        return _refused(types.PARSE_ERROR, f"Parse error: {str(exc)[:200]}")
+    except UnreadableJson as exc:
+        # The SDK's transport would answer 500; this is the parse error it answers the rest.
+        return _refused(types.PARSE_ERROR, f"Parse error: {exc}")
     if not isinstance(raw, dict):
         return None  # a batch, or a bare value: the SDK answers 400
     try:

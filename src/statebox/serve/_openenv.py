@@ -74,7 +74,7 @@ from statebox.episode import Observation as EpisodeObservation
 from statebox.serve import _openenv_import
 from statebox.serve._by_identity import ByIdentity
 from statebox.serve._failures import EpisodeSystemError
-from statebox.serve._guard import read_body
+from statebox.serve._guard import read_body, replayed
 from statebox.serve._openenv_mcp import (
     EpisodeToolClient,
     McpSessionOwners,
@@ -84,7 +84,7 @@ from statebox.serve._openenv_mcp import (
 )
 from statebox.serve._openenv_types import StateboxAction, StateboxObservation, StateboxState
 from statebox.serve._sessions import Session, TaskCatalog, is_reserved_name, same_secret
-from statebox.serve._unechoable import unechoable, unreadable
+from statebox.serve._unechoable import UnreadableJson, load_json, unechoable
 from statebox.tasks import Task
 from statebox.tools import ToolCall, ToolResult
 
@@ -924,18 +924,16 @@ async def _readable_post(app: ASGIApp, scope: Scope, receive: Receive, send: Sen
     messages, body, ended = await read_body(receive, sys.maxsize)
     if not ended:
         return  # the client left
-    problem = unreadable(body)
-    if problem is None and body.strip():
-        with contextlib.suppress(ValueError):  # not JSON: openenv's route answers it
-            problem = unechoable(json.loads(body))
+    try:
+        problem = unechoable(load_json(body))
+    except json.JSONDecodeError:
+        problem = None  # not JSON (or no body): openenv's route answers it
+    except UnreadableJson as exc:
+        problem = str(exc)
     if problem is not None:
         await JSONResponse({"error": f"bad request: {problem}"}, 400)(scope, receive, send)
         return
-
-    async def replay() -> Message:
-        return messages.pop(0) if messages else await receive()
-
-    await app(scope, replay, send)
+    await app(scope, replayed(messages, receive), send)
 
 
 _RESET_ARGS = frozenset({"seed", "episode_id", "task_id", "split", "index"})

@@ -27,14 +27,16 @@ to ``max_per_client``, as the server does for episodes and WebSockets.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from statebox.serve._guard import read_body, replayed
 from statebox.serve._sessions import Session, is_reserved_name
-from statebox.serve._unechoable import unechoable
+from statebox.serve._unechoable import UnreadableJson, load_json, unechoable
 from statebox.tools import ToolResult
 
 if TYPE_CHECKING:
@@ -162,20 +164,14 @@ class McpSessionOwners:
         self, app: ASGIApp, client: str, scope: Scope, receive: Receive, send: Send
     ) -> None:
         """Pass one ``POST /mcp`` request to ``app``, holding session creation to the limit."""
-        messages: list[Message] = []
-        body = b""
-        while True:  # the request guard has bounded the body already
-            message = await receive()
-            messages.append(message)
-            body += message.get("body", b"")
-            if message["type"] != "http.request" or not message.get("more_body", False):
-                break
+        # The request guard has bounded the body already: no second limit here.
+        messages, body, _ = await read_body(receive, sys.maxsize)
         try:
-            rpc = json.loads(body)
+            rpc = load_json(body)
         except json.JSONDecodeError:
             rpc = None  # openenv's route answers its parse error
-        except (ValueError, RecursionError) as exc:  # openenv's route would answer 500
-            await _rpc_error(-32700, f"Parse error: {str(exc)[:200]}")(scope, receive, send)
+        except UnreadableJson as exc:  # openenv's route would answer 500
+            await _rpc_error(-32700, f"Parse error: {exc}")(scope, receive, send)
             return
         if isinstance(rpc, dict):
             # What openenv's route echoes or logs (an id, a method, a session id ...) no
@@ -201,9 +197,7 @@ class McpSessionOwners:
             await JSONResponse(reply, status_code=429)(scope, receive, send)
             return
 
-        async def replay() -> Message:
-            return messages.pop(0) if messages else await receive()
-
+        replay = replayed(messages, receive)
         if not creating:
             await app(scope, replay, send)
             return

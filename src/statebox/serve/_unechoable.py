@@ -14,22 +14,28 @@ import json
 import math
 from typing import Any
 
-__all__ = ["unechoable", "unreadable"]
+__all__ = ["UnreadableJson", "load_json", "unechoable"]
 
 
-def unreadable(body: bytes) -> str | None:
-    """Why Python cannot read ``body`` as JSON, other than its not being JSON, or None.
+class UnreadableJson(ValueError):
+    """JSON that Python cannot read (not a syntax error): its message says why."""
 
-    Text that is not JSON at all (a syntax error) is None: routes answer that
-    themselves. The request guard has already bounded the body's nesting.
+
+def load_json(body: bytes | str) -> Any:
+    """``json.loads(body)``, its failures other than a syntax error as `UnreadableJson`.
+
+    Raises:
+        json.JSONDecodeError: Not JSON at all (routes answer that themselves).
+        UnreadableJson: JSON Python fails on otherwise (an integer of thousands of
+            digits; nesting past the recursion limit, though the request guard has
+            bounded it already).
     """
     try:
-        json.loads(body)
+        return json.loads(body)
     except json.JSONDecodeError:
-        return None
+        raise
     except (ValueError, RecursionError) as exc:
-        return str(exc)[:200]
-    return None
+        raise UnreadableJson(str(exc)[:200]) from exc
 
 
 def unechoable(value: Any) -> str | None:
