@@ -4,6 +4,7 @@ finding 5), and trial records carry the state hashes."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,28 @@ def test_a_domain_only_one_campaign_ran_is_not_named_as_differing() -> None:
     changed = {**everything, "retail.policy": "p2"}
     assert compared_environment_diff(retail, changed) == ["retail.policy", "tasks"]
     assert compared_environment_diff(retail, retail) == []
+
+
+def test_hashes_that_differ_with_no_part_named_are_still_a_difference(
+    toy_tasks: list[Task], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Found re-reading the change that leaves out domains one campaign did not run: a
+    # campaign whose environment hash differs while none of its recorded parts does (its
+    # manifest edited, or hashed by another version) was no longer named at all.
+    a, b = tmp_path / "a", tmp_path / "b"
+    _run(toy_tasks, toy(), a)
+    _run(toy_tasks, toy(), b)
+    path = b / "manifest.json"
+    m = json.loads(path.read_text())
+    m["environment_hash"] = "0" * 64
+    path.write_text(json.dumps(m))
+    monkeypatch.chdir(tmp_path)
+    cli = CliRunner()
+    compared = cli.invoke(app, ["compare", str(a), str(b)])
+    assert compared.exit_code == 0, compared.output
+    assert "ran different environments (parts unknown differ)" in " ".join(compared.output.split())
+    reported = cli.invoke(app, ["report", str(a), str(b), "--format", "json"])
+    assert reported.exit_code == 0, reported.output
+    assert "ran a different environment from a (parts unknown differ)" in " ".join(
+        reported.output.split()
+    )

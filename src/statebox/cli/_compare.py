@@ -95,7 +95,7 @@ def _caveats(a: list[Any], b: list[Any], errors_a: int, errors_b: int) -> list[s
 def _environment_notes(run_a: Path, run_b: Path) -> list[str]:
     """Name what differs when the two campaigns ran different environments."""
     from statebox.cli._commands import _read_manifest_or_none
-    from statebox.report import compared_environment_diff
+    from statebox.report import environment_difference
 
     a, b = _read_manifest_or_none(run_a), _read_manifest_or_none(run_b)
     missing = [str(d) for d, m in ((run_a, a), (run_b, b)) if m is None or not m.environment_hash]
@@ -104,8 +104,8 @@ def _environment_notes(run_a: Path, run_b: Path) -> list[str]:
             f"{', '.join(missing)}: no environment hash in the manifest; whether both ran the "
             "same tasks, policies, schemas, seeds, tools, field policies and judge is unknown"
         ]
-    parts = compared_environment_diff(a.environment, b.environment)
-    if not parts:  # the same, or only domains one campaign did not run
+    parts = environment_difference(a, b)
+    if not parts:
         return []
     return [
         f"A and B ran different environments ({', '.join(parts)} differ): the lift mixes the "

@@ -35,6 +35,7 @@ from statebox.report._shape_card import (
 from statebox.report._summary import (
     CampaignRows,
     compared_environment_diff,
+    environment_difference,
     summarize,
     summarize_campaigns,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "build_suite_card",
     "card_tasks",
     "compared_environment_diff",
+    "environment_difference",
     "format_false_rejection",
     "format_floor",
     "format_strength",

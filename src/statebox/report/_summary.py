@@ -308,6 +308,20 @@ def compared_environment_diff(a: Mapping[str, str], b: Mapping[str, str]) -> lis
     return [k for k in environment_diff(a, b) if "." not in k or k.split(".", 1)[0] in both]
 
 
+def environment_difference(a: Manifest, b: Manifest) -> list[str]:
+    """What makes two campaigns' environments unlike for comparing them ([]: nothing).
+
+    Parts of a domain only one campaign ran are left out (`compared_environment_diff`).
+    Hashes that differ where no recorded part does (a manifest edited, or hashed by
+    another version) are ``parts unknown``: a difference nobody can name is still one.
+    """
+    if a.environment_hash == b.environment_hash:
+        return []
+    if not environment_diff(a.environment, b.environment):
+        return ["parts unknown"]
+    return compared_environment_diff(a.environment, b.environment)
+
+
 def _environment(campaigns: Sequence[CampaignRows]) -> dict[str, Any]:
     """Each campaign's environment hash, and warnings when they differ."""
     hashes = {
@@ -323,14 +337,11 @@ def _environment(campaigns: Sequence[CampaignRows]) -> dict[str, Any]:
     known = [c for c in campaigns if c.manifest is not None and c.manifest.environment_hash]
     for c in known[1:]:
         assert c.manifest is not None and known[0].manifest is not None
-        if c.manifest.environment_hash != known[0].manifest.environment_hash:
-            parts = compared_environment_diff(known[0].manifest.environment, c.manifest.environment)
-            if not parts:
-                continue  # only domains one campaign did not run: their tasks are not compared
+        parts = environment_difference(known[0].manifest, c.manifest)
+        if parts:
             warnings_.append(
                 f"{c.label} ran a different environment from {known[0].label} "
-                f"({', '.join(parts) or 'parts unknown'} differ): its figures are not like "
-                "for like"
+                f"({', '.join(parts)} differ): its figures are not like for like"
             )
     return {"hashes": hashes, "warnings": warnings_}
 
