@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
-from typer.testing import CliRunner
+from typer.testing import CliRunner, Result
 
 from fixtures.protocol_server import config_for, hub
 from fixtures.support import TOY_REF, TOY_TASKS
@@ -235,15 +237,30 @@ def test_verify_bad_input_is_one_line(campaigns: dict[str, Path], tmp_path: Path
     assert len(tb.output.strip().splitlines()) == 1
 
 
-def _golden_changed(campaigns: dict[str, Path], tmp_path: Path) -> Path:
-    tasks = _copy(campaigns["tasks"], tmp_path / "tasks2")
+def _transfer_edited(
+    campaigns: dict[str, Path], folder: Path, edit: Callable[[dict[str, Any]], None]
+) -> Path:
+    """A copy of the campaigns' tasks in ``folder``, the transfer task changed by ``edit``."""
+    tasks = _copy(campaigns["tasks"], folder)
     docs = yaml.safe_load((tasks / "toy.yaml").read_text())
-    transfer = docs[0]
-    assert transfer["id"] == "toy.transfer.basic.001"
-    transfer["golden"][1]["args"]["amount"] = 30  # the fixed task moves 30, not 40
-    transfer["checks"]["invariants"][0]["equals"] = 55
+    assert docs[0]["id"] == "toy.transfer.basic.001"
+    edit(docs[0])
     (tasks / "toy.yaml").write_text(yaml.safe_dump(docs, sort_keys=False))
     return tasks
+
+
+def _rejudge(campaign: Path, tasks: Path, out: Path) -> Result:
+    return CliRunner().invoke(
+        app, ["rejudge", str(campaign), "--out", str(out), "--tasks", str(tasks)]
+    )
+
+
+def _golden_changed(campaigns: dict[str, Path], tmp_path: Path) -> Path:
+    def edit(transfer: dict[str, Any]) -> None:
+        transfer["golden"][1]["args"]["amount"] = 30  # the fixed task moves 30, not 40
+        transfer["checks"]["invariants"][0]["equals"] = 55
+
+    return _transfer_edited(campaigns, tmp_path / "tasks2", edit)
 
 
 def test_rejudge_flips_exactly_the_trials_a_changed_golden_should(
@@ -252,9 +269,7 @@ def test_rejudge_flips_exactly_the_trials_a_changed_golden_should(
     tasks = _golden_changed(campaigns, tmp_path)
     out = tmp_path / "rejudged"
     old = read_results(campaigns["both"])
-    result = CliRunner().invoke(
-        app, ["rejudge", str(campaigns["both"]), "--out", str(out), "--tasks", str(tasks)]
-    )
+    result = _rejudge(campaigns["both"], tasks, out)
     assert result.exit_code == 0, result.output
     new = {r.trial_id: r for r in read_results(out)}
     assert set(new) == {r.trial_id for r in old}
@@ -288,15 +303,11 @@ def test_rejudge_flips_exactly_the_trials_a_changed_golden_should(
 def test_rejudge_names_a_check_added_to_a_task(campaigns: dict[str, Path], tmp_path: Path) -> None:
     # Found by a new user: a flip caused by a newly added failing check was explained as
     # "the checks are the same; the status differed" (an absent check counted as failing).
-    tasks = _copy(campaigns["tasks"], tmp_path / "tasks4")
-    docs = yaml.safe_load((tasks / "toy.yaml").read_text())
-    assert docs[0]["id"] == "toy.transfer.basic.001"
-    docs[0]["checks"]["invariants"].append({"sql": "select 1", "equals": 2})
-    (tasks / "toy.yaml").write_text(yaml.safe_dump(docs, sort_keys=False))
-    out = tmp_path / "added"
-    result = CliRunner().invoke(
-        app, ["rejudge", str(campaigns["oracle"]), "--out", str(out), "--tasks", str(tasks)]
-    )
+    def edit(transfer: dict[str, Any]) -> None:
+        transfer["checks"]["invariants"].append({"sql": "select 1", "equals": 2})
+
+    tasks = _transfer_edited(campaigns, tmp_path / "tasks4", edit)
+    result = _rejudge(campaigns["oracle"], tasks, tmp_path / "added")
     assert result.exit_code == 0, result.output
     out_text = flat(result.stdout)
     assert "invariant[1] added, fails: select 1: 1 != 2" in out_text
@@ -306,17 +317,16 @@ def test_rejudge_names_a_check_added_to_a_task(campaigns: dict[str, Path], tmp_p
 def test_rejudge_lists_trials_whose_calls_no_longer_apply(
     campaigns: dict[str, Path], tmp_path: Path
 ) -> None:
-    tasks = _copy(campaigns["tasks"], tmp_path / "tasks3")
-    docs = yaml.safe_load((tasks / "toy.yaml").read_text())
-    # transfer is no longer offered (the task now freezes the account instead)
-    docs[0]["tools"] = ["get_account", "set_status"]
-    docs[0]["golden"][1] = {"tool": "set_status", "args": {"account_id": "A1", "status": "frozen"}}
-    del docs[0]["checks"]
-    (tasks / "toy.yaml").write_text(yaml.safe_dump(docs, sort_keys=False))
+    def edit(transfer: dict[str, Any]) -> None:
+        # transfer is no longer offered (the task now freezes the account instead)
+        transfer["tools"] = ["get_account", "set_status"]
+        freeze = {"tool": "set_status", "args": {"account_id": "A1", "status": "frozen"}}
+        transfer["golden"][1] = freeze
+        del transfer["checks"]
+
+    tasks = _transfer_edited(campaigns, tmp_path / "tasks3", edit)
     out = tmp_path / "gone"
-    result = CliRunner().invoke(
-        app, ["rejudge", str(campaigns["oracle"]), "--out", str(out), "--tasks", str(tasks)]
-    )
+    result = _rejudge(campaigns["oracle"], tasks, out)
     assert result.exit_code == 0, result.output
     text = flat(result.stdout)
     for i in range(3):
