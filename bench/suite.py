@@ -510,10 +510,9 @@ def main() -> None:
         ("openenv_ws_raw", "OpenEnv WebSocket (raw: the protocol spoken directly)"),
     ]:
         ms = tr[key] * 1000
-        # Each side's CPU per step (the gateway rows name theirs <key>_server_cpu): the
-        # client's own is a floor no server can take a sequential client's step below.
-        server = tr.get(f"server_cpu_{key}", tr.get(f"{key}_server_cpu"))
-        own = tr.get(f"client_cpu_{key}", tr.get(f"{key}_client_cpu"))
+        # Each side's CPU per step: the client's own is a floor no server can take a
+        # sequential client's step below.
+        server, own = tr.get(f"{key}_server_cpu"), tr.get(f"{key}_client_cpu")
         cpu = (
             f"; CPU per step: server {server * 1000:.3f} ms, client {own * 1000:.3f} ms"
             if server is not None and own is not None

@@ -487,7 +487,8 @@ async def measure(episodes: int, steps: int, statebox: str | None = None) -> dic
     """Median seconds per step of each way (keys: in_process, mcp_official, …).
 
     Also ``mcp_official_first_call`` (a session's first call, with the client's
-    ``tools/list``) and ``<way>_server_cpu``: mean server CPU seconds per request.
+    ``tools/list``), and for every way served ``<way>_server_cpu`` and
+    ``<way>_client_cpu``: mean server and client CPU seconds per timed request.
     """
     medians = {"in_process": statistics.median(await in_process(episodes, steps))}
     with tempfile.TemporaryDirectory() as tmp:
@@ -553,8 +554,8 @@ async def measure(episodes: int, steps: int, statebox: str | None = None) -> dic
                 medians[key] = statistics.median(await row(url, episodes, steps, meter, client))
                 # The timed steps only, as the gateway rows: not the client's import or
                 # set-up, nor the reset and end steps.
-                medians[f"server_cpu_{key}"] = meter.spent / n
-                medians[f"client_cpu_{key}"] = sum(client) / n
+                medians[f"{key}_server_cpu"] = meter.spent / n
+                medians[f"{key}_client_cpu"] = sum(client) / n
         finally:
             server.terminate()
             server.wait(10)
@@ -593,16 +594,12 @@ def main() -> None:
     print(f"load average {load}; {args.episodes} episodes x {args.steps} steps each")
     print(f"in-process Episode.step: median {base * 1000:.3f} ms")
     for key, label in LABELS.items():
-        cpu, own = m.get(f"{key}_server_cpu"), m.get(f"{key}_client_cpu")
-        server = f"; server CPU {cpu * 1000:.3f} ms a request" if cpu is not None else ""
-        if own is not None:
-            server += f", client CPU {own * 1000:.3f} ms"
         print(
             f"{label}: median {m[key] * 1000:.3f} ms, +{(m[key] - base) * 1000:.3f} ms "
-            f"over in-process ({m[key] / base:.1f}x){server}"
+            f"over in-process ({m[key] / base:.1f}x)"
         )
-        if f"server_cpu_{key}" in m:
-            cpu, client = m[f"server_cpu_{key}"], m[f"client_cpu_{key}"]
+        if f"{key}_server_cpu" in m:
+            cpu, client = m[f"{key}_server_cpu"], m[f"{key}_client_cpu"]
             print(
                 f"    server CPU per step {cpu * 1000:.3f} ms ({cpu / base:.1f}x in-process step);"
                 f" client CPU per step {client * 1000:.3f} ms"
